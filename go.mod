@@ -1,0 +1,3 @@
+module github.com/h5fs/h5fs
+
+go 1.26

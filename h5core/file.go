@@ -1,0 +1,147 @@
+package h5core
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// File is an open HDF5 file. It reads through an io.ReaderAt with
+// positioned reads and never loads the whole file. A File is safe for
+// concurrent use.
+type File struct {
+	r    io.ReaderAt
+	name string
+	size int64 // bytes available through r
+	base uint64
+	so   int // size of offsets
+	sl   int // size of lengths
+
+	sb    superblock
+	cache *chunkCache
+
+	closer io.Closer
+
+	mu      sync.Mutex
+	gheaps  map[uint64]*globalHeap // global heap collections by address
+	headers map[uint64]*objectHeader
+}
+
+// Options tune how a file is read.
+type Options struct {
+	// ChunkCacheBytes is the byte budget of the decoded-chunk cache shared by
+	// all datasets of the file. Zero means 64 MiB.
+	ChunkCacheBytes int64
+}
+
+// Open opens the named HDF5 file for reading.
+func Open(name string) (*File, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f, err := NewFile(fh, st.Size(), name, Options{})
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.closer = fh
+	return f, nil
+}
+
+// NewFile reads the HDF5 file of the given size from r. name is used in
+// error messages only.
+func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error) {
+	f := &File{r: r, name: name, size: size,
+		gheaps: map[uint64]*globalHeap{}, headers: map[uint64]*objectHeader{}}
+	if err := f.readSuperblock(); err != nil {
+		return nil, withPath(err, name, "superblock")
+	}
+	budget := opt.ChunkCacheBytes
+	if budget <= 0 {
+		budget = 64 << 20
+	}
+	f.cache = newChunkCache(budget)
+	return f, nil
+}
+
+// Close closes the underlying file if Open opened it.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// Name returns the name the file was opened with.
+func (f *File) Name() string { return f.name }
+
+// Size returns the size in bytes of the underlying file.
+func (f *File) Size() int64 { return f.size }
+
+// SuperblockVersion returns the version of the file's superblock.
+func (f *File) SuperblockVersion() int { return int(f.sb.version) }
+
+// UserBlockSize returns the size of the user block before the superblock.
+func (f *File) UserBlockSize() uint64 { return f.base }
+
+// read returns n bytes at relative address addr, refusing ranges that do
+// not lie inside the file.
+func (f *File) read(addr, n uint64) ([]byte, error) {
+	if addr == undefAddr {
+		return nil, formatErr(addr, "read at undefined address")
+	}
+	abs := addr + f.base
+	if abs < addr || n > uint64(f.size) || abs > uint64(f.size)-n {
+		return nil, formatErr(addr, "%d bytes at %#x lie beyond the end of the file (%d bytes)", n, addr, f.size)
+	}
+	b := make([]byte, n)
+	if _, err := f.r.ReadAt(b, int64(abs)); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return nil, formatErr(addr, "read %d bytes: %v", n, err)
+	}
+	return b, nil
+}
+
+// readUpTo reads at most n bytes at addr, fewer if the file ends first. It
+// is used for structures whose length is only known after decoding.
+func (f *File) readUpTo(addr, n uint64) ([]byte, error) {
+	abs := addr + f.base
+	if addr == undefAddr || abs < addr || abs >= uint64(f.size) {
+		return nil, formatErr(addr, "address %#x is beyond the end of the file (%d bytes)", addr, f.size)
+	}
+	if left := uint64(f.size) - abs; n > left {
+		n = left
+	}
+	return f.read(addr, n)
+}
+
+// decoderAt returns a decoder over n bytes at addr.
+func (f *File) decoderAt(addr, n uint64) (*decoder, error) {
+	b, err := f.read(addr, n)
+	if err != nil {
+		return nil, err
+	}
+	return f.decoder(b, addr), nil
+}
+
+// decoder wraps bytes read at addr with the file's offset and length sizes.
+func (f *File) decoder(b []byte, addr uint64) *decoder {
+	return newDecoder(b, addr, f.so, f.sl)
+}
+
+// errf returns a FormatError naming this file.
+func (f *File) errf(addr uint64, format string, args ...any) error {
+	err := formatErr(addr, format, args...).(*FormatError)
+	err.File = f.name
+	return err
+}
+
+// String describes the file for logs.
+func (f *File) String() string { return fmt.Sprintf("h5core.File(%s)", f.name) }
