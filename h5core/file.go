@@ -20,6 +20,7 @@ type File struct {
 	sl   int // size of lengths
 
 	sb    superblock
+	sohm  []sohmIndex
 	cache *chunkCache
 
 	closer io.Closer

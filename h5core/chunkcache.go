@@ -1,0 +1,82 @@
+package h5core
+
+import (
+	"container/list"
+	"sync"
+)
+
+// chunkKey identifies a decoded chunk: its dataset's object header and
+// its linear chunk number.
+type chunkKey struct {
+	dataset uint64
+	chunk   uint64
+}
+
+// cachedChunk is a decoded chunk, or one being decoded: waiters block on
+// done.
+type cachedChunk struct {
+	key  chunkKey
+	done chan struct{}
+	data []byte
+	err  error
+	elem *list.Element
+}
+
+// chunkCache is an LRU cache of decoded chunks with a byte budget. Loads
+// of the same chunk by concurrent readers are done once.
+type chunkCache struct {
+	mu     sync.Mutex
+	budget int64
+	used   int64
+	lru    *list.List // front = most recent; holds loaded chunks only
+	m      map[chunkKey]*cachedChunk
+}
+
+func newChunkCache(budget int64) *chunkCache {
+	return &chunkCache{budget: budget, lru: list.New(), m: map[chunkKey]*cachedChunk{}}
+}
+
+// get returns the chunk for key, calling load if it is not cached. The
+// returned slice must not be modified.
+func (c *chunkCache) get(key chunkKey, load func() ([]byte, error)) ([]byte, error) {
+	c.mu.Lock()
+	if e, ok := c.m[key]; ok {
+		if e.elem != nil {
+			c.lru.MoveToFront(e.elem)
+		}
+		c.mu.Unlock()
+		<-e.done
+		return e.data, e.err
+	}
+	e := &cachedChunk{key: key, done: make(chan struct{})}
+	c.m[key] = e
+	c.mu.Unlock()
+
+	e.data, e.err = load()
+	close(e.done)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.err != nil || int64(len(e.data)) > c.budget {
+		delete(c.m, key)
+		return e.data, e.err
+	}
+	e.elem = c.lru.PushFront(e)
+	c.used += int64(len(e.data))
+	for c.used > c.budget {
+		last := c.lru.Back()
+		old := last.Value.(*cachedChunk)
+		c.lru.Remove(last)
+		delete(c.m, old.key)
+		c.used -= int64(len(old.data))
+	}
+	return e.data, e.err
+}
+
+// has reports whether key is cached or being loaded.
+func (c *chunkCache) has(key chunkKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[key]
+	return ok
+}

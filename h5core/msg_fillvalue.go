@@ -1,0 +1,62 @@
+package h5core
+
+
+// fillValue is a decoded fill value message (0x0005) or old fill value
+// message (0x0004).
+type fillValue struct {
+	defined   bool   // a value was given (otherwise zeros)
+	value     []byte // the fill bytes when defined (may be empty: "default")
+	allocTime uint8
+	fillTime  uint8
+}
+
+func (f *File) parseFillValue(b []byte, at uint64) (*fillValue, error) {
+	d := f.decoder(b, at)
+	fv := &fillValue{}
+	version := d.u8()
+	switch version {
+	case 1, 2:
+		fv.allocTime = d.u8()
+		fv.fillTime = d.u8()
+		defined := d.u8()
+		if version == 1 || defined != 0 {
+			size := d.u32()
+			if int64(size) > int64(d.remaining()) {
+				return nil, formatErr(at, "fill value size %d exceeds message (%d bytes left)", size, d.remaining())
+			}
+			fv.value = d.bytes(int(size))
+			fv.defined = size > 0
+		}
+	case 3:
+		flags := d.u8()
+		fv.allocTime = flags & 3
+		fv.fillTime = (flags >> 2) & 3
+		if flags&(1<<5) != 0 {
+			size := d.u32()
+			if int64(size) > int64(d.remaining()) {
+				return nil, formatErr(at, "fill value size %d exceeds message (%d bytes left)", size, d.remaining())
+			}
+			fv.value = d.bytes(int(size))
+			fv.defined = true
+		}
+	default:
+		return nil, formatErr(at, "fill value message version %d unknown", version)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return fv, nil
+}
+
+func (f *File) parseFillValueOld(b []byte, at uint64) (*fillValue, error) {
+	d := f.decoder(b, at)
+	size := d.u32()
+	if int64(size) > int64(d.remaining()) {
+		return nil, formatErr(at, "old fill value size %d exceeds message", size)
+	}
+	v := d.bytes(int(size))
+	if d.err != nil {
+		return nil, d.err
+	}
+	return &fillValue{defined: size > 0, value: v}, nil
+}

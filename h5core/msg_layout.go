@@ -1,0 +1,194 @@
+package h5core
+
+// Layout classes of the data layout message.
+const (
+	layoutCompact    = 0
+	layoutContiguous = 1
+	layoutChunked    = 2
+	layoutVirtual    = 3
+	layoutStructured = 4
+)
+
+// ChunkIndexKind names how a chunked dataset finds its chunks.
+type ChunkIndexKind uint8
+
+// Chunk index kinds. The numeric values are those of layout message v4;
+// IndexBtreeV1 is what layout messages v1-v3 use.
+const (
+	IndexBtreeV1       ChunkIndexKind = 0
+	IndexSingleChunk   ChunkIndexKind = 1
+	IndexImplicit      ChunkIndexKind = 2
+	IndexFixedArray    ChunkIndexKind = 3
+	IndexExtensibleArr ChunkIndexKind = 4
+	IndexBtreeV2       ChunkIndexKind = 5
+)
+
+func (k ChunkIndexKind) String() string {
+	switch k {
+	case IndexBtreeV1:
+		return "v1_btree"
+	case IndexSingleChunk:
+		return "single_chunk"
+	case IndexImplicit:
+		return "implicit"
+	case IndexFixedArray:
+		return "fixed_array"
+	case IndexExtensibleArr:
+		return "extensible_array"
+	case IndexBtreeV2:
+		return "v2_btree"
+	}
+	return "unknown"
+}
+
+// layout is a decoded data layout message (0x0008).
+type layout struct {
+	version uint8
+	class   uint8
+
+	// compact
+	compact []byte
+	// contiguous
+	addr uint64
+	size uint64
+	// chunked: chunk dims (without the element-size dimension), the index
+	// kind and its parameters; addr is the index address.
+	chunk      []uint64
+	index      ChunkIndexKind
+	flags      uint8
+	singleSize uint64 // single chunk, filtered: stored size
+	singleMask uint32 // single chunk, filtered: filter mask
+	pageBits   uint8  // fixed array
+	ea         eaParams
+	bt2        bt2Params
+}
+
+// eaParams are the extensible array creation parameters of layout v4.
+type eaParams struct {
+	maxBits, indexElems, minPointers, minElems, pageBits uint8
+}
+
+// bt2Params are the v2 B-tree creation parameters of layout v4.
+type bt2Params struct {
+	nodeSize            uint32
+	splitPct, mergePcnt uint8
+}
+
+func (f *File) parseLayout(b []byte, at uint64) (*layout, error) {
+	d := f.decoder(b, at)
+	l := &layout{version: d.u8()}
+	switch l.version {
+	case 1, 2:
+		return f.parseLayoutOld(d, l)
+	case 3, 4, 5:
+	default:
+		return nil, formatErr(at, "data layout message version %d unknown", l.version)
+	}
+	l.class = d.u8()
+	switch l.class {
+	case layoutCompact:
+		n := int(d.u16())
+		l.compact = d.bytes(n)
+	case layoutContiguous:
+		l.addr = d.offset()
+		l.size = d.length()
+	case layoutChunked:
+		if l.version == 3 {
+			rank := int(d.u8())
+			l.addr = d.offset()
+			if rank < 1 || rank > maxRank+1 {
+				return nil, formatErr(at, "chunk dimensionality %d out of range", rank)
+			}
+			l.chunk = make([]uint64, rank-1)
+			for i := range l.chunk {
+				l.chunk[i] = uint64(d.u32())
+			}
+			d.u32() // element size
+			l.index = IndexBtreeV1
+			break
+		}
+		l.flags = d.u8()
+		rank := int(d.u8())
+		width := int(d.u8())
+		if rank < 1 || rank > maxRank+1 {
+			return nil, formatErr(at, "chunk dimensionality %d out of range", rank)
+		}
+		if width < 1 || width > 8 {
+			return nil, formatErr(at, "chunk dimension width %d out of range", width)
+		}
+		l.chunk = make([]uint64, rank-1)
+		for i := range l.chunk {
+			l.chunk[i] = d.uN(width)
+		}
+		d.uN(width) // element size
+		l.index = ChunkIndexKind(d.u8())
+		switch l.index {
+		case IndexSingleChunk:
+			if l.flags&2 != 0 {
+				l.singleSize = d.length()
+				l.singleMask = d.u32()
+			}
+		case IndexImplicit:
+		case IndexFixedArray:
+			l.pageBits = d.u8()
+		case IndexExtensibleArr:
+			l.ea = eaParams{d.u8(), d.u8(), d.u8(), d.u8(), d.u8()}
+		case IndexBtreeV2:
+			l.bt2 = bt2Params{d.u32(), d.u8(), d.u8()}
+		default:
+			return nil, formatErr(at, "chunk index type %d unknown", l.index)
+		}
+		l.addr = d.offset()
+	case layoutVirtual:
+		l.addr = d.offset()
+		d.u32()
+	case layoutStructured:
+		return nil, formatErr(at, "structured-chunk (sparse) layout not supported")
+	default:
+		return nil, formatErr(at, "data layout class %d unknown", l.class)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	for _, c := range l.chunk {
+		if c == 0 {
+			return nil, formatErr(at, "chunk dimension of size 0")
+		}
+	}
+	return l, nil
+}
+
+// parseLayoutOld decodes layout message versions 1 and 2 (HDF5 <= 1.6).
+func (f *File) parseLayoutOld(d *decoder, l *layout) (*layout, error) {
+	rank := int(d.u8())
+	l.class = d.u8()
+	d.skip(5)
+	if rank < 1 || rank > maxRank+1 {
+		return nil, formatErr(d.at, "layout dimensionality %d out of range", rank)
+	}
+	if l.class != layoutCompact {
+		l.addr = d.offset()
+	}
+	dims := make([]uint64, rank)
+	for i := range dims {
+		dims[i] = uint64(d.u32())
+	}
+	switch l.class {
+	case layoutChunked:
+		d.u32() // element size
+		l.chunk = dims[:rank-1]
+		l.index = IndexBtreeV1
+	case layoutCompact:
+		n := int(d.u32())
+		l.compact = d.bytes(n)
+	case layoutContiguous:
+		// size is computed from the dataspace by the caller
+		l.size = undefAddr
+	default:
+		return nil, formatErr(d.at, "data layout class %d unknown", l.class)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return l, nil
+}

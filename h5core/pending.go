@@ -1,0 +1,38 @@
+package h5core
+
+// TEMPORARY: placeholders until the dtype, filters, dense and arrays
+// branches merge. Not committed.
+
+import "errors"
+
+type Datatype struct{ Size uint32 }
+
+func parseDatatype(b []byte, at uint64) (*Datatype, int, error) {
+	d := newDecoder(b, at, 8, 8)
+	d.u32()
+	sz := d.u32()
+	return &Datatype{Size: sz}, 0, d.err
+}
+
+type globalHeap struct{}
+
+func (f *File) elementValue(t *Datatype, b []byte) (any, error) { return b, nil }
+
+type Filter struct{ ID uint16 }
+
+func parsePipeline(b []byte, at uint64) ([]Filter, error) { return []Filter{{}}, nil }
+func decodeChunk(p []Filter, mask uint32, data []byte, size int) ([]byte, error) {
+	return nil, errors.New("pending")
+}
+func (f *File) denseLinks(li *linkInfo) ([]Link, error)                 { return nil, errors.New("pending") }
+func (f *File) denseAttributes(ai *attrInfo) ([]*attrMessage, error)    { return nil, errors.New("pending") }
+func (f *File) fractalHeapObject(a uint64, id []byte) ([]byte, error)   { return nil, errors.New("pending") }
+func (f *File) newFixedArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
+	return nil, errors.New("pending")
+}
+func (f *File) newExtensibleArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
+	return nil, errors.New("pending")
+}
+func (f *File) newBtree2ChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
+	return nil, errors.New("pending")
+}
