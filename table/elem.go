@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strconv"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -163,4 +164,17 @@ func swapInPlace(b []byte, size int) {
 			}
 		}
 	}
+}
+
+// parseFloatText reads a bound written by h5core.FormatValue; an empty or
+// unreadable bound is NaN, which no comparison fails: no bound.
+func parseFloatText(s string) float64 {
+	if s == "" {
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
 }

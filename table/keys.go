@@ -180,3 +180,14 @@ func canonical(k keyKind, t *h5core.Datatype, e []byte, v key) []byte {
 	}
 	return []byte(v.s)
 }
+
+// keyFloat returns a numeric key as float64.
+func keyFloat(k keyKind, v key) float64 {
+	switch k {
+	case kInt:
+		return float64(v.i)
+	case kUint:
+		return float64(v.u)
+	}
+	return v.f
+}
