@@ -5,20 +5,31 @@ package h5core
 
 import "errors"
 
-type Datatype struct{ Size uint32 }
+type Datatype struct {
+	Size  int
+	Class pendingClass
+}
+
+type pendingClass int
+
+func (pendingClass) String() string { return "pending" }
 
 func parseDatatype(b []byte, at uint64) (*Datatype, int, error) {
 	d := newDecoder(b, at, 8, 8)
 	d.u32()
 	sz := d.u32()
-	return &Datatype{Size: sz}, 0, d.err
+	return &Datatype{Size: int(sz)}, 0, d.err
 }
 
 type globalHeap struct{}
 
 func (f *File) elementValue(t *Datatype, b []byte) (any, error) { return b, nil }
 
-type Filter struct{ ID uint16 }
+type Filter struct {
+	ID         uint16
+	Name       string
+	ClientData []uint32
+}
 
 func parsePipeline(b []byte, at uint64) ([]Filter, error) { return []Filter{{}}, nil }
 func decodeChunk(p []Filter, mask uint32, data []byte, size int) ([]byte, error) {
