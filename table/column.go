@@ -168,7 +168,10 @@ func (c *Column) ReadRaw(start, n int64, dst []byte) error {
 		copy(dst, stored)
 		return nil
 	}
-	copy(dst, c.Type.AppendPackedLE(dst[:0], stored, int(n)))
+	out := dst[:0]
+	for i := 0; i < int(n); i++ {
+		out = appendPackedLE(out, c.Type, stored[i*s.size:])
+	}
 	return nil
 }
 
@@ -180,7 +183,11 @@ func (c *Column) swap(b []byte) {
 		t = t.Base
 	}
 	if t.Class == h5core.ClassCompound || t.Class == h5core.ClassComplex {
-		out := c.Type.AppendPackedLE(nil, b, len(b)/c.Type.Size)
+		size := c.Type.Size
+		out := make([]byte, 0, len(b))
+		for i := 0; i+size <= len(b); i += size {
+			out = appendPackedLE(out, c.Type, b[i:])
+		}
 		copy(b, out)
 		return
 	}

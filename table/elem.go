@@ -178,3 +178,32 @@ func parseFloatText(s string) float64 {
 	}
 	return f
 }
+
+// appendPackedLE appends one stored element of t as packed little-endian
+// bytes, as the raw views show it: numbers little-endian, compound fields
+// in declaration order without padding, arrays element by element,
+// strings, opaque data and references as stored.
+func appendPackedLE(dst []byte, t *h5core.Datatype, e []byte) []byte {
+	switch t.Class {
+	case h5core.ClassFixedPoint, h5core.ClassFloat, h5core.ClassTime, h5core.ClassBitfield:
+		if t.ByteOrder == h5core.BigEndian {
+			for i := t.Size - 1; i >= 0; i-- {
+				dst = append(dst, e[i])
+			}
+			return dst
+		}
+	case h5core.ClassEnum:
+		return appendPackedLE(dst, t.Base, e)
+	case h5core.ClassArray, h5core.ClassComplex:
+		for off := 0; off+t.Base.Size <= t.Size; off += t.Base.Size {
+			dst = appendPackedLE(dst, t.Base, e[off:])
+		}
+		return dst
+	case h5core.ClassCompound:
+		for _, f := range t.Fields {
+			dst = appendPackedLE(dst, f.Type, e[f.Offset:])
+		}
+		return dst
+	}
+	return append(dst, e[:t.Size]...)
+}

@@ -105,18 +105,15 @@ func openKind(f *h5core.File, o *h5core.Object, as attrSet, kind string, mode Mo
 	}
 	t.orderColumns()
 	if mode == Strict && HasErrors(t.Findings) {
-		return t, fmt.Errorf("%s: %s: refused in strict mode: %s", f.Name(), t.Path, firstError(t.Findings))
+		n := 0
+		for _, x := range t.Findings {
+			if x.Severity == SevError {
+				n++
+			}
+		}
+		return t, fmt.Errorf("%s: %s: refused in strict mode: %d errors", f.Name(), t.Path, n)
 	}
 	return t, nil
-}
-
-func firstError(fs []Finding) Finding {
-	for _, f := range fs {
-		if f.Severity == SevError {
-			return f
-		}
-	}
-	return Finding{}
 }
 
 // tableKind identifies a table by its attributes ("" for none): a HEP001
