@@ -318,7 +318,7 @@ def col_expect(name, kind, values, ds=None, fill_hex=None, raw=None, **extra):
     return e
 
 
-def events_table(parent, name, n, rng, extent=None, with_indexes=True):
+def events_table(parent, name, n, rng, extent=None, with_indexes=True, filtered=True):
     """A HEP001 table with one column of most type families."""
     extent = extent or n
     cols = []
@@ -356,7 +356,7 @@ def events_table(parent, name, n, rng, extent=None, with_indexes=True):
     emiss[3] = False
     emiss[5] = False
     ds = make_ds(g, "energy", "<f4", tail(energy, 1.5), chunk=64, fill=np.float32(9.969209968386869e36),
-                 filters=("shuffle", "deflate") if with_indexes else ())
+                 filters=("shuffle", "deflate") if filtered else ())
     str_attr(ds, "units", "GeV")
     str_attr(ds, "units_vocabulary", "UCUM")
     ds.attrs.create("valid_min", np.float32(-1.0))
@@ -466,7 +466,7 @@ def gen_hep(rng):
     with h5py.File(path, "w", libver="earliest") as f:
         run = f.create_group("run")
         t1 = events_table(run, "events", 300, rng)
-        t2 = events_table(run, "prealloc", 200, rng, extent=256, with_indexes=False)
+        t2 = events_table(run, "prealloc", 200, rng, extent=256, with_indexes=False, filtered=False)
         # an empty table and a single-column table without column-order
         e = table_group(f, "empty", 0, [])
         make_ds(e, "x", "<i4", np.zeros(0, dtype="<i4"), fill=-2147483647)
@@ -490,7 +490,7 @@ def gen_tampered(rng):
     """Valid structure, wrong search indexes, and broken tables beside."""
     path = os.path.join(HERE, "tampered.h5")
     with h5py.File(path, "w", libver="earliest") as f:
-        t = events_table(f, "events", 200, rng)
+        t = events_table(f, "events", 200, rng, filtered=False)
         si = f["events/SEARCH_INDEXES"]
         mm = si["ts__chunk_minmax"]
         e = mm[1]
