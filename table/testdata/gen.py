@@ -104,6 +104,16 @@ def str_array_attr(obj, name, values):
     a.write(np.array(enc, dtype="S%d" % size), mtype=tid)
 
 
+# Datasets carry no modification times, so the files are reproducible.
+_create_dataset = h5py.Group.create_dataset
+
+
+def _create_dataset_untimed(self, name, *args, **kw):
+    kw.setdefault("track_times", False)
+    return _create_dataset(self, name, *args, **kw)
+
+
+h5py.Group.create_dataset = _create_dataset_untimed
 LIBHDF5 = ctypes.CDLL("libhdf5_serial.so.103")
 BOOL_ENUM = h5py.enum_dtype({"FALSE": 0, "TRUE": 1}, basetype="i1")
 
@@ -137,6 +147,7 @@ def make_ds(g, name, dtype, values, extent=None, layout="chunked", chunk=64, fil
     maxdim = h5py.h5s.UNLIMITED if (layout == "chunked" and maxshape == -1) else extent
     space = h5py.h5s.create_simple((extent,), (maxdim,))
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_obj_track_times(False)
     if layout == "compact":
         dcpl.set_layout(h5py.h5d.COMPACT)
     elif layout == "contiguous":
