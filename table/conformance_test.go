@@ -662,10 +662,11 @@ func minmaxJSON(c *Column, v any) any {
 	switch x := v.(type) {
 	case []byte:
 		return hex.EncodeToString(x)
-	case int64:
+	case int64, uint64:
 		if c.Type.Class == h5core.ClassEnum {
+			code, _, _, _ := integer(x)
 			for _, m := range c.Type.Members {
-				if decodeInt(c.Type.Base, m.Value) == x {
+				if decodeInt(c.Type.Base, m.Value) == code {
 					return m.Name
 				}
 			}

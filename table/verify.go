@@ -332,7 +332,7 @@ func (si *SearchIndex) checkBloom(fs *findings, rk *rowKeys) {
 			if rk.missing[r] || rk.nan[r] {
 				continue
 			}
-			for _, g := range bloomPositions(rk.canon[r], si.K, si.MBits, si.Seed) {
+			for _, g := range bloomPositions(rk.canon(int(r)), si.K, si.MBits, si.Seed) {
 				if !bloomHas(filter, g) {
 					fs.errorf(si.Path, "§10.7", "chunk %d: row %d's value is not in the filter (bit %d unset)", ch, r, g)
 					return
