@@ -169,6 +169,8 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		}
 		if v := accompanying[si.valuesAddr]; v != nil {
 			si.values, si.ValuesPath = v, v.Path
+		} else if byAddr[si.valuesAddr] != nil {
+			fs.errorf(si.Path, "§10.6", "VALUES references %s, which carries KIND: values datasets must not", byAddr[si.valuesAddr].Path)
 		} else {
 			fs.errorf(si.Path, "§10.6", "VALUES does not reference an accompanying dataset under SEARCH_INDEXES")
 		}
