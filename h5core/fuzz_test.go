@@ -34,7 +34,7 @@ func fuzzSeeds(f *testing.F) {
 func FuzzOpen(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := NewFile(bytes.NewReader(b), int64(len(b)), "fuzz.h5", Options{ChunkCacheBytes: 4 << 20})
+		h, err := NewFile(bytes.NewReader(b), int64(len(b)), "fuzz.h5", Options{ChunkCacheBytes: 4 << 20, MaxChunkBytes: 4 << 20})
 		if err != nil {
 			return
 		}
@@ -67,7 +67,7 @@ func FuzzMessages(f *testing.F) {
 // and no superblock, so single structures can be decoded at address 0.
 func rawFile(b []byte) *File {
 	return &File{r: bytes.NewReader(b), size: int64(len(b)), name: "fuzz", so: 8, sl: 8,
-		headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}, cache: newChunkCache(1 << 20)}
+		headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}, cache: newChunkCache(1 << 20), maxChunk: 1 << 20}
 }
 
 // FuzzSuperblock decodes arbitrary bytes as a superblock (any version).
