@@ -49,11 +49,14 @@ func (t *Table) openHEP001(g *h5core.Object, as attrSet) error {
 	path := g.Path
 	if a := as["CLASS"]; a.Type.Class != h5core.ClassString || a.Type.Size != 13 || a.Type.StrPad != h5core.NullTerm ||
 		a.Type.CharSet != h5core.ASCII || a.Shape != nil {
-		fs.warnf(path, "§7.1", "CLASS should be a scalar 13-byte NUL-terminated ASCII string, not %s", a.Type)
+		fs.errorf(path, "§7.1", "CLASS must be a scalar 13-byte NUL-terminated ASCII string, not %s", a.Type)
 	}
 	if v, ok := as.str("VERSION"); !ok {
 		fs.errorf(path, "§7.2", "no VERSION attribute")
 	} else {
+		if a := as["VERSION"]; a.Type.Class != h5core.ClassString || a.Type.CharSet != h5core.ASCII || a.Shape != nil {
+			fs.errorf(path, "§7.2", "VERSION must be a scalar fixed-length ASCII string, not %s", a.Type)
+		}
 		t.Version = v
 		major, _, err := parseVersion(v)
 		switch {

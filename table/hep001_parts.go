@@ -148,9 +148,6 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		}
 		si := &SearchIndex{Name: l.Name, Path: p, Kind: kind, ds: ds}
 		si.Description, _ = as.str("description")
-		if !knownKind(kind) {
-			fs.warnf(p, "§10.3", "unknown KIND %q: index ignored", kind)
-		}
 		t.readIndexParams(fs, si, as)
 		if kind == KindBitmap {
 			if addrs, ok := t.refAttr(fs, p, as, "VALUES"); ok && len(addrs) == 1 {
