@@ -306,7 +306,7 @@ func (si *SearchIndex) checkBitmap(fs *findings, rk *rowKeys) {
 	}
 	for k := 0; k < nv; k++ {
 		for r := range rk.keys {
-			want := !rk.missing[r] && !rk.nan[r] && compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0
+			want := !rk.missing[r] && compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0
 			if got := bitsets[k][r>>3]&(1<<(r&7)) != 0; got != want {
 				fs.errorf(si.Path, "§10.6", "value %d, row %d: bit is %v, the column gives %v", k, r, got, want)
 				return
