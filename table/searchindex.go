@@ -153,7 +153,9 @@ func (si *SearchIndex) MinMax() ([]MinMaxEntry, error) {
 	return out, nil
 }
 
-// Permutation returns the first NROWS entries of a SORTED_ROWS index.
+// Permutation returns the row positions of a SORTED_ROWS index, less any
+// entries for rows at or beyond NROWS (a longer index left by a
+// truncation keeps its order on the remaining rows).
 func (si *SearchIndex) Permutation() ([]uint64, error) {
 	if si.Kind != KindSortedRows || si.Column == nil {
 		return nil, fmt.Errorf("%s: not a SORTED_ROWS index of a column", si.Path)
@@ -164,13 +166,18 @@ func (si *SearchIndex) Permutation() ([]uint64, error) {
 		return nil, fmt.Errorf("%s: SORTED_ROWS must be a 1-D integer dataset of at least NROWS=%d entries", si.Path, nr)
 	}
 	src := wholeSource(si.ds)
-	raw, err := src.read(0, nr)
+	raw, err := src.read(0, si.rowsOf())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint64, nr)
-	for i := range out {
-		out[i] = uint64(decodeInt(t, raw[i*t.Size:]))
+	out := make([]uint64, 0, nr)
+	for i := 0; i < int(si.rowsOf()); i++ {
+		if r := uint64(decodeInt(t, raw[i*t.Size:])); r < uint64(nr) {
+			out = append(out, r)
+		}
+	}
+	if len(out) != int(nr) {
+		return nil, fmt.Errorf("%s: %d entries name rows below NROWS=%d", si.Path, len(out), nr)
 	}
 	return out, nil
 }
