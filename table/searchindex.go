@@ -165,6 +165,9 @@ func (si *SearchIndex) Permutation() ([]uint64, error) {
 	if t.Class != h5core.ClassFixedPoint || len(si.ds.Shape()) != 1 || si.rowsOf() < nr {
 		return nil, fmt.Errorf("%s: SORTED_ROWS must be a 1-D integer dataset of at least NROWS=%d entries", si.Path, nr)
 	}
+	if si.rowsOf() > nr+maxWholeRows {
+		return nil, fmt.Errorf("%s: %d entries for NROWS=%d", si.Path, si.rowsOf(), nr)
+	}
 	src := wholeSource(si.ds)
 	raw, err := src.read(0, si.rowsOf())
 	if err != nil {
