@@ -26,7 +26,7 @@ func (t *Table) openAnnData(g *h5core.Object, as attrSet) error {
 		}
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(childPath(g.Path, l.Name), "anndata", "cannot open: %v", err)
+			fs.errorf(childPath(g.Path, l.Name), "HDF5", "cannot open: %v", err)
 			continue
 		}
 		c, err := t.annColumn(o, l.Name)

@@ -91,7 +91,7 @@ func (t *Table) openHEP001(g *h5core.Object, as attrSet) error {
 	for _, ds := range hg.cols {
 		c, err := t.newHEP001Column(&fs, ds, cats, byAddr)
 		if err != nil {
-			fs.errorf(ds.Path, "§8", "column not readable: %v", err)
+			fs.errorf(ds.Path, "HDF5", "column not readable: %v", err)
 			continue
 		}
 		t.Columns = append(t.Columns, c)
@@ -152,7 +152,7 @@ func (t *Table) sortChildren(fs *findings, g *h5core.Object) (*hepGroup, error) 
 		}
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(p, "§7.6", "cannot open: %v", err)
+			fs.errorf(p, "HDF5", "cannot open: %v", err)
 			continue
 		}
 		switch o.Kind() {
@@ -168,7 +168,7 @@ func (t *Table) sortChildren(fs *findings, g *h5core.Object) (*hepGroup, error) 
 		case h5core.KindDataset:
 			ds, err := o.Dataset()
 			if err != nil {
-				fs.errorf(p, "§8.1", "dataset not readable: %v", err)
+				fs.errorf(p, "HDF5", "dataset not readable: %v", err)
 				continue
 			}
 			if len(ds.Shape()) != 1 {

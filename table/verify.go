@@ -28,7 +28,7 @@ func (t *Table) Check(verifyIndexes bool) []Finding {
 			continue
 		}
 		if err := c.checkValues(&fs); err != nil {
-			fs.errorf(c.Path, "§8", "column not readable: %v", err)
+			fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 		}
 	}
 	if verifyIndexes {
@@ -134,7 +134,7 @@ func (si *SearchIndex) check() []Finding {
 		}
 		rk, err := c.readKeys(0, c.t.NRows)
 		if err != nil {
-			fs.errorf(c.Path, "§10", "column not readable: %v", err)
+			fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 			return
 		}
 		check(&fs, rk)
@@ -181,7 +181,7 @@ func (si *SearchIndex) checkMinMax(fs *findings) {
 		}
 	})
 	if err != nil {
-		fs.errorf(c.Path, "§10", "column not readable: %v", err)
+		fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 	}
 }
 
@@ -301,7 +301,7 @@ func (si *SearchIndex) checkBitmap(fs *findings, rk *rowKeys) {
 	}
 	vk, err := vcol.readKeys(0, int64(nv))
 	if err != nil {
-		fs.errorf(si.ValuesPath, "§10.6", "values not readable: %v", err)
+		fs.errorf(si.ValuesPath, "HDF5", "values not readable: %v", err)
 		return
 	}
 	for k := 0; k < nv; k++ {
@@ -349,7 +349,7 @@ func (si *SearchIndex) checkBloom(fs *findings) {
 		}
 	})
 	if err != nil {
-		fs.errorf(c.Path, "§10", "column not readable: %v", err)
+		fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 	}
 	if extra > 0 && !missing {
 		fs.warnf(si.Path, "§10.7", "%d filters have bits set that no value of their chunk sets", extra)
