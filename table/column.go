@@ -19,6 +19,7 @@ const (
 	LogicalCompound    = "compound"
 	LogicalOpaque      = "opaque"
 	LogicalArray       = "array"
+	LogicalTimestamp   = "timestamp" // pandas datetime64[ns] columns
 	LogicalOther       = "other" // references, bitfields, time, vlen sequences: shown raw or as text
 )
 

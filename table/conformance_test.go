@@ -408,6 +408,9 @@ func goValue(a arrow.Array, i int) any {
 	case interface{ Value(int) []byte }:
 		return hex.EncodeToString(x.Value(i))
 	}
+	if x, ok := a.(interface{ Value(int) arrow.Timestamp }); ok {
+		return int64(x.Value(i))
+	}
 	if x, ok := a.(interface{ Value(int) float16.Num }); ok {
 		return float64(x.Value(i).Float32())
 	}

@@ -197,3 +197,19 @@ func TestReadRanges(t *testing.T) {
 		t.Error("ReadRaw of a vlen string column")
 	}
 }
+
+func TestPandasTypes(t *testing.T) {
+	f := openTestFile(t, "pandas.h5")
+	tb, err := Open(f, "/frame/table", Lenient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for col, typ := range map[string]string{"rid": "utf8", "a": "int64", "b": "float64", "c": "utf8", "d": "bool", "t": "timestamp[ns]"} {
+		c := tb.Column(col)
+		if c == nil {
+			t.Errorf("no column %s", col)
+		} else if got := c.Field().Type.String(); got != typ || c.Field().Nullable {
+			t.Errorf("%s: %s nullable %v, want %s", col, got, c.Field().Nullable, typ)
+		}
+	}
+}

@@ -574,14 +574,16 @@ def gen_row_tables(rng):
     # pandas HDFStore format='table'
     path = os.path.join(HERE, "pandas.h5")
     df = pd.DataFrame({"a": np.arange(n, dtype="i8") * 7, "b": rng.normal(size=n), "c": ["s%dé" % i for i in range(n)],
-                       "d": rng.random(n) < 0.5, "e": rng.integers(0, 100, n).astype("i8")},
+                       "d": rng.random(n) < 0.5, "e": rng.integers(0, 100, n).astype("i8"),
+                       "t": pd.date_range("2024-01-01", periods=n, freq="h")},
                       index=pd.Index(["r%03d" % i for i in range(n)], name="rid"))
     df.to_hdf(path, key="frame", format="table", data_columns=["a", "c"], mode="w")
-    pdt = {"path": "/frame/table", "kind": "pandas", "nrows": n, "column_order": ["a", "b", "c", "d", "e"],
+    pdt = {"path": "/frame/table", "kind": "pandas", "nrows": n, "column_order": ["a", "b", "c", "d", "e", "t"],
            "index": {"name": "rid", "values": list(df.index)},
            "columns": [{"name": "a", "values": [int(x) for x in df.a]}, {"name": "b", "values": [jfloat(x) for x in df.b]},
                        {"name": "c", "values": list(df.c)}, {"name": "d", "values": [bool(x) for x in df.d]},
-                       {"name": "e", "values": [int(x) for x in df.e]}]}
+                       {"name": "e", "values": [int(x) for x in df.e]},
+                       {"name": "t", "values": [int(x) for x in df.t.astype("int64")]}]}
     write_json(os.path.join(HERE, "pandas.expected.json"), {"file": "pandas.h5", "kind": "pandas", "tables": [pdt]})
     # H5TB-style: one compound dataset with CLASS=TABLE and FIELD_i_*
     path = os.path.join(HERE, "h5tb.h5")
