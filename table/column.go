@@ -20,7 +20,7 @@ const (
 	LogicalOpaque      = "opaque"
 	LogicalArray       = "array"
 	LogicalTimestamp   = "timestamp" // pandas datetime64[ns] columns
-	LogicalOther       = "other" // references, bitfields, time, vlen sequences: shown raw or as text
+	LogicalOther       = "other"     // references, bitfields, time, vlen sequences: shown raw or as text
 )
 
 // Column is one column of a table.
