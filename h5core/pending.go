@@ -27,12 +27,6 @@ func decodeChunk(p []Filter, mask uint32, data []byte, size int) ([]byte, error)
 func (f *File) denseLinks(li *linkInfo) ([]Link, error)                 { return nil, errors.New("pending") }
 func (f *File) denseAttributes(ai *attrInfo) ([]*attrMessage, error)    { return nil, errors.New("pending") }
 func (f *File) fractalHeapObject(a uint64, id []byte) ([]byte, error)   { return nil, errors.New("pending") }
-func (f *File) newFixedArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
-	return nil, errors.New("pending")
-}
-func (f *File) newExtensibleArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
-	return nil, errors.New("pending")
-}
 func (f *File) newBtree2ChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	return nil, errors.New("pending")
 }
