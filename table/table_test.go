@@ -27,17 +27,6 @@ func hasFinding(fs []Finding, sev, path, rule string) bool {
 	return false
 }
 
-// skipPendingFindings skips a test whose data needs h5core features still
-// stubbed out on this branch.
-func skipPendingFindings(t *testing.T, fs []Finding) {
-	t.Helper()
-	for _, x := range fs {
-		if strings.HasSuffix(x.Msg, "pending") {
-			t.Skip("h5core support pending: ", x.Msg)
-		}
-	}
-}
-
 func TestDiscoverBrokenTables(t *testing.T) {
 	f := openTestFile(t, "tampered.h5")
 	tables, fs, err := Discover(f, Lenient)
@@ -103,12 +92,10 @@ func TestTamperedIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := tb.Check(false)
-	skipPendingFindings(t, fs)
 	if HasErrors(fs) {
 		t.Errorf("structural check: %v", fs)
 	}
 	fs = tb.Check(true)
-	skipPendingFindings(t, fs)
 	for _, c := range []struct{ path, rule string }{
 		{"/events/SEARCH_INDEXES/ts__chunk_minmax", "§10.4"},
 		{"/events/SEARCH_INDEXES/energy__sorted_rows", "§10.5"},
