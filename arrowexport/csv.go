@@ -32,7 +32,7 @@ type CSVView struct {
 
 	fin    sync.Mutex // serializes Finalize
 	mu     sync.Mutex // guards starts
-	starts []int64 // byte offset of each block, then the file size; nil until final
+	starts []int64    // byte offset of each block, then the file size; nil until final
 	blocks unitCache
 }
 
