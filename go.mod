@@ -3,8 +3,12 @@ module github.com/h5fs/h5fs
 go 1.26
 
 require (
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/spaolacci/murmur3 v1.1.0
+)
+
+require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
-	github.com/apache/arrow-go/v18 v18.8.0 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
