@@ -239,6 +239,7 @@ func (r *arrowRenderer) render(i int) ([]byte, error) {
 	}
 	defer rec.Release()
 	var buf bytes.Buffer
+	buf.Grow(len(r.view.lay.Head) + int(r.view.lay.Units[i]) + 64)
 	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(r.schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, err
