@@ -59,6 +59,10 @@ type arrowRenderer struct {
 	unit   int64
 	nunits int
 	dicts  map[ColumnSource]arrow.Array // categoricals' dictionaries, for synthetic batches
+	// zero and valid back every synthetic batch: zero values, and a
+	// validity bitmap whose first bit only is clear. Writers never
+	// change them, so batches share them.
+	zero, valid []byte
 }
 
 // estimate is an upper bound of the file size for the usual types, used
@@ -282,12 +286,19 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 	var validity *memory.Buffer
 	nullCount := 0
 	if nulls && n > 0 {
-		bm := make([]byte, bitutil.BytesForBits(int64(n)))
-		bitutil.SetBitsTo(bm, 0, int64(n), true)
-		bitutil.ClearBit(bm, 0)
-		validity, nullCount = memory.NewBufferBytes(bm), 1
+		size := int(bitutil.BytesForBits(int64(n)))
+		if len(r.valid) < size {
+			r.valid = make([]byte, size)
+			bitutil.SetBitsTo(r.valid, 0, int64(8*size), true)
+			bitutil.ClearBit(r.valid, 0)
+		}
+		validity, nullCount = memory.NewBufferBytes(r.valid[:size]), 1
 	}
-	values := memory.NewBufferBytes(make([]byte, bitutil.BytesForBits(int64(n)*fixedBits(t))))
+	size := int(bitutil.BytesForBits(int64(n) * fixedBits(t)))
+	if len(r.zero) < size {
+		r.zero = make([]byte, size)
+	}
+	values := memory.NewBufferBytes(r.zero[:size])
 	a := array.MakeFromData(array.NewData(t, n, []*memory.Buffer{validity, values}, nil, nullCount, 0))
 	if !isDict {
 		return a, nil
