@@ -48,6 +48,9 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)
 		}
 	}
+	if !v.Exact() {
+		v.loadCached()
+	}
 	return v, nil
 }
 

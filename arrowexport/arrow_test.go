@@ -144,3 +144,19 @@ func TestArrowNoNullsKnown(t *testing.T) {
 		t.Fatal("differs from a one-shot writer")
 	}
 }
+
+func TestArrowCache(t *testing.T) {
+	cache, _ := NewCache(t.TempDir())
+	tbl, cols := testTable(3000)
+	opts := Options{Cache: cache, Key: FileID{Path: "/a.h5"}.Key("/t")}
+	v, _ := NewArrowView(tbl, opts)
+	b := checkView(t, v)
+	reads := cols["s"].reads
+	v2, _ := NewArrowView(tbl, opts)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads != reads {
+		t.Fatalf("cached arrow view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads-reads)
+	}
+	if got := checkView(t, v2); !bytes.Equal(got, b) {
+		t.Fatal("cached view renders other bytes")
+	}
+}

@@ -52,11 +52,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 		render:   r.render,
 	}
 	r.view = v
-	if opts.load(v.kind, &framedLayout{}) {
-		if err := v.Finalize(); err != nil {
-			return nil, err
-		}
-	}
+	v.loadCached()
 	return v, nil
 }
 
