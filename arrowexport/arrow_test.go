@@ -137,8 +137,8 @@ func TestArrowNoNullsKnown(t *testing.T) {
 	c := &memColumn{field: arrow.Field{Name: "v", Type: arrow.PrimitiveTypes.Float32, Nullable: true}, arr: b.NewArray(), chunkRows: 1000}
 	tbl := &Table{Columns: []ColumnSource{withStats(c)}}
 	v, _ := NewArrowView(tbl, Options{})
-	if !v.Exact() || c.reads != 0 {
-		t.Fatalf("exact %v after %d reads", v.Exact(), c.reads)
+	if !v.Exact() || c.reads.Load() != 0 {
+		t.Fatalf("exact %v after %d reads", v.Exact(), c.reads.Load())
 	}
 	if got := checkView(t, v); !bytes.Equal(got, oneShotArrow(t, tbl)) {
 		t.Fatal("differs from a one-shot writer")
@@ -151,10 +151,10 @@ func TestArrowCache(t *testing.T) {
 	opts := Options{Cache: cache, Key: FileID{Path: "/a.h5"}.Key("/t")}
 	v, _ := NewArrowView(tbl, opts)
 	b := checkView(t, v)
-	reads := cols["s"].reads
+	reads := cols["s"].reads.Load()
 	v2, _ := NewArrowView(tbl, opts)
-	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads != reads {
-		t.Fatalf("cached arrow view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads-reads)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads.Load() != reads {
+		t.Fatalf("cached arrow view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads.Load()-reads)
 	}
 	if got := checkView(t, v2); !bytes.Equal(got, b) {
 		t.Fatal("cached view renders other bytes")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"os/exec"
 	"testing"
 
@@ -21,14 +22,14 @@ type memColumn struct {
 	raw       []byte // packed elements, when fixed width
 	elemSize  int
 	stats     map[int64]ChunkStats // nil: no ChunkStatsSource answers
-	reads     int                  // number of Read calls
+	reads     atomic.Int64         // number of Read calls
 }
 
 func (c *memColumn) Field() arrow.Field { return c.field }
 func (c *memColumn) Len() int64         { return int64(c.arr.Len()) }
 func (c *memColumn) ChunkRows() int64   { return c.chunkRows }
 func (c *memColumn) Read(start, n int64) (arrow.Array, error) {
-	c.reads++
+	c.reads.Add(1)
 	if start < 0 || start+n > c.Len() {
 		return nil, errors.New("rows out of range")
 	}

@@ -110,15 +110,15 @@ func TestParquetCache(t *testing.T) {
 	opts := Options{Cache: cache, Key: FileID{Path: "/p.h5"}.Key("/t")}
 	v, _ := NewParquetView(tbl, opts)
 	b := checkView(t, v)
-	reads := cols["s"].reads
+	reads := cols["s"].reads.Load()
 	v2, _ := NewParquetView(tbl, opts)
-	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads != reads {
-		t.Fatalf("cached parquet view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads-reads)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads.Load() != reads {
+		t.Fatalf("cached parquet view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads.Load()-reads)
 	}
 	// the footer comes from the cache: reading it renders nothing
 	foot := make([]byte, 1000)
-	if _, err := v2.ReadAt(foot, v2.Size()-1000); err != nil || cols["s"].reads != reads {
-		t.Fatalf("reading the footer: %v, %d reads", err, cols["s"].reads-reads)
+	if _, err := v2.ReadAt(foot, v2.Size()-1000); err != nil || cols["s"].reads.Load() != reads {
+		t.Fatalf("reading the footer: %v, %d reads", err, cols["s"].reads.Load()-reads)
 	}
 	if !bytes.Equal(foot, b[len(b)-1000:]) {
 		t.Fatal("cached footer differs")
@@ -177,8 +177,8 @@ func TestParquetFromStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cols {
-		if c.reads != 0 {
-			t.Fatalf("column %s read %d times by Finalize", c.field.Name, c.reads)
+		if c.reads.Load() != 0 {
+			t.Fatalf("column %s read %d times by Finalize", c.field.Name, c.reads.Load())
 		}
 	}
 	b := checkView(t, v)
@@ -191,7 +191,7 @@ func TestParquetFromStats(t *testing.T) {
 	_, tc := testTable(rows)
 	tbl.Columns = append(tbl.Columns, withStats(tc["x"]))
 	v, _ = NewParquetView(tbl, Options{})
-	if err := v.Finalize(); err != nil || tc["x"].reads == 0 {
-		t.Fatalf("with nulls: %v, %d reads", err, tc["x"].reads)
+	if err := v.Finalize(); err != nil || tc["x"].reads.Load() == 0 {
+		t.Fatalf("with nulls: %v, %d reads", err, tc["x"].reads.Load())
 	}
 }
