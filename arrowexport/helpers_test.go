@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
