@@ -22,10 +22,11 @@ const arrowLayoutVersion = "arrow-v1"
 // table's metadata.
 //
 // When every column is fixed width and whether each batch has nulls is
-// known from metadata (non-nullable fields, or ChunkStats), the size is
-// exact at once: the layout is computed by writing same-shaped synthetic
-// batches, which arrow-go encodes to the same sizes and footer. Otherwise
-// Finalize reads every batch once.
+// known from metadata, the layout is computed by writing same-shaped
+// synthetic batches, which arrow-go encodes to the same sizes and footer
+// (see canonical): at once for non-nullable fields, in Finalize when
+// ChunkStats say which batches have nulls. Otherwise Finalize reads every
+// batch once.
 func NewArrowView(t *Table, opts Options) (View, error) {
 	rows, unit, err := checkTable(t)
 	if err != nil {
@@ -37,12 +38,12 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 		kind:     kindOf(arrowLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
 		opts:     opts,
 		estimate: r.estimate(),
-		plan:     r.readPlan,
+		plan:     r.plan,
 		render:   r.render,
 	}
 	r.view = v
-	if nulls, ok := r.knownShapes(); ok {
-		if l, err := r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) }); err == nil {
+	if r.fixedNonNull() {
+		if l, err := r.plan(); err == nil {
 			v.setLayout(l)
 		} else if opts.Logf != nil {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)
@@ -146,10 +147,26 @@ func knownNulls(c ColumnSource, start, n, rows int64) (has, known bool) {
 	return false, true
 }
 
-// readPlan is the data pass: it writes every real batch through a
-// counting sink.
-func (r *arrowRenderer) readPlan() (*framedLayout, error) {
+// plan computes the layout from synthetic batches when metadata gives
+// their shapes, else by a data pass that writes every real batch through
+// a counting sink.
+func (r *arrowRenderer) plan() (*framedLayout, error) {
+	if nulls, ok := r.knownShapes(); ok {
+		return r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) })
+	}
 	return r.layout(r.batch)
+}
+
+// fixedNonNull reports whether every column is fixed width and not
+// nullable, so the layout needs neither data nor ChunkStats (which may be
+// costly to get) and is computed when the view is made.
+func (r *arrowRenderer) fixedNonNull() bool {
+	for _, c := range r.t.Columns {
+		if fixedBits(c.Field().Type) == 0 || c.Field().Nullable {
+			return false
+		}
+	}
+	return true
 }
 
 // batch reads unit i as a record batch of canonical arrays.

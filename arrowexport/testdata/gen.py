@@ -68,3 +68,21 @@ with h5py.File(out, "a") as f:
     col("name", "S8", words[np.arange(NROWS) % len(words)], 1000, b"")
     cnt = (np.arange(NROWS) % 65535).astype("<u2")
     col("count", "<u2", cnt, 250, 65535)
+
+# A verified CHUNK_MINMAX index (HEP001 §10.4) for the column without
+# missing values, so Parquet can take its statistics from the index.
+with h5py.File(out, "a") as f:
+    g = f["events"]
+    c = g["count"]
+    v = c[:NROWS]
+    chunk = c.chunks[0]
+    mm = np.dtype([("min", "<u2"), ("max", "<u2"), ("nan_count", "<u8"), ("fill_count", "<u8"), ("n", "<u8")])
+    nch = (NROWS + chunk - 1) // chunk
+    e = np.zeros(nch, dtype=mm)
+    for k in range(nch):
+        part = v[k * chunk:(k + 1) * chunk]
+        e[k] = (part.min(), part.max(), 0, 0, len(part))
+    si = g.create_group("SEARCH_INDEXES")
+    ds = si.create_dataset("count__chunk_minmax", data=e, track_times=False)
+    ds.attrs["KIND"] = np.bytes_("CHUNK_MINMAX")
+    c.attrs.create("SEARCH_INDEX_LIST", [ds.ref], dtype=h5py.ref_dtype)
