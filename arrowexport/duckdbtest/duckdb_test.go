@@ -123,6 +123,16 @@ func TestDuckDB(t *testing.T) {
 			t.Fatalf("%s: det counts %v, want %v", src, got, detCounts)
 		}
 	}
+	// a range predicate, which DuckDB answers with row-group pruning
+	var inRange, wantRange int64
+	for i := int64(0); i < tt.NRows; i++ {
+		if v := i % 65535; v >= 3000 && v <= 3999 {
+			wantRange++
+		}
+	}
+	if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM read_parquet('%s') WHERE count BETWEEN 3000 AND 3999", pq)).Scan(&inRange); err != nil || inRange != wantRange {
+		t.Fatalf("range query: %d rows (%v), want %d", inRange, err, wantRange)
+	}
 	// every row group carries min/max statistics DuckDB can prune with
 	var groups, withStats int64
 	q := fmt.Sprintf("SELECT count(DISTINCT row_group_id), count(*) FILTER (WHERE stats_min IS NOT NULL) FROM parquet_metadata('%s') WHERE path_in_schema = 'ts'", pq)
