@@ -73,7 +73,9 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 	return v, nil
 }
 
-func (v *CSVView) kind() string { return kindOf(csvLayoutVersion, fmt.Sprint(v.block)) }
+func (v *CSVView) kind() string {
+	return kindOf(csvLayoutVersion, arrowGoVersion(), fmt.Sprint(v.block))
+}
 
 // Ext returns "csv".
 func (v *CSVView) Ext() string { return "csv" }
