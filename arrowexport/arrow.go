@@ -62,7 +62,7 @@ type arrowRenderer struct {
 	rows   int64
 	unit   int64
 	nunits int
-	dicts  map[ColumnSource]arrow.Array // categoricals' dictionaries, for synthetic batches
+	dicts  []arrow.Array // categoricals' dictionaries by column, for synthetic batches
 	// zero and valid back every synthetic batch: zero values, and a
 	// validity bitmap whose first bit only is clear. Writers never
 	// change them, so batches share them.
@@ -286,7 +286,7 @@ func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error
 	arrs := make([]arrow.Array, len(r.t.Columns))
 	defer func() { releaseAll(arrs) }()
 	for j, c := range r.t.Columns {
-		a, err := r.zeros(c, int(n), nulls[j])
+		a, err := r.zeros(j, c, int(n), nulls[j])
 		if err != nil {
 			return nil, err
 		}
@@ -295,9 +295,10 @@ func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error
 	return array.NewRecordBatch(r.schema, arrs, n), nil
 }
 
-// zeros returns n zero values of c's fixed-width type, the first null if
-// nulls is set. Categoricals get c's real dictionary, read once with row 0.
-func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, error) {
+// zeros returns n zero values of the fixed-width type of c, column j, the
+// first null if nulls is set. Categoricals get c's real dictionary, read
+// once with row 0.
+func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls bool) (arrow.Array, error) {
 	t := c.Field().Type
 	dt, isDict := t.(*arrow.DictionaryType)
 	if isDict {
@@ -325,9 +326,9 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 	}
 	defer a.Release()
 	if r.dicts == nil {
-		r.dicts = make(map[ColumnSource]arrow.Array)
+		r.dicts = make([]arrow.Array, len(r.t.Columns))
 	}
-	d := r.dicts[c]
+	d := r.dicts[j]
 	if d == nil {
 		one, err := c.Read(0, 1)
 		if err != nil {
@@ -339,7 +340,7 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 			return nil, fmt.Errorf("arrowexport: column %q: Read returned %s for a dictionary field", c.Field().Name, one.DataType())
 		}
 		d = canonical(da.Dictionary())
-		r.dicts[c] = d
+		r.dicts[j] = d
 	}
 	return array.NewDictionaryArray(dt, a, d), nil
 }
