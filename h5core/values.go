@@ -129,11 +129,12 @@ func (t *Datatype) appendPackedLE(dst, elem []byte) []byte {
 	return dst
 }
 
-// toPackedLE appends n elements of src as packed little-endian bytes. Whole
-// buffers of little-endian numbers are copied and big-endian ones swapped
-// in one pass; other types go element by element. If src holds fewer than
-// n elements, only the complete ones are converted.
-func (t *Datatype) toPackedLE(dst, src []byte, n int) []byte {
+// AppendPackedLE appends n elements of src, as stored in the file, as
+// packed little-endian bytes (the form WriteRaw writes), PackedSize bytes
+// each. Whole buffers of little-endian numbers are copied and big-endian
+// ones swapped in one pass; other types go element by element. If src
+// holds fewer than n elements, only the complete ones are converted.
+func (t *Datatype) AppendPackedLE(dst, src []byte, n int) []byte {
 	n = max(0, min(n, len(src)/t.Size))
 	src = src[:n*t.Size]
 	ops := t.packOps()
