@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -92,11 +93,16 @@ func (x *btree2Index) forEach(fn func(chunkLoc) error) error {
 	if x.err != nil {
 		return x.err
 	}
-	grid := x.g.grid(x.g.dims)
-	return eachScaled(grid, func(s []uint64) error {
-		if loc, ok := x.chunks[linear(s, grid)]; ok {
-			return fn(loc)
+	// Visit the stored chunks, not the grid: a grid can be vast and sparse.
+	keys := make([]uint64, 0, len(x.chunks))
+	for k := range x.chunks {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := fn(x.chunks[k]); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
