@@ -8,6 +8,7 @@ type chunkLoc struct {
 	addr   uint64   // undefAddr when the chunk is not allocated
 	size   uint64   // stored (possibly filtered) size in bytes
 	mask   uint32   // filter mask: bit i set = filter i skipped
+	stc    *stcRecord // structured chunks: the sections; nil otherwise
 }
 
 // chunkIndex is implemented by every chunk index kind.

@@ -120,6 +120,9 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 		if loc.addr == undefAddr {
 			return ds.fillChunkData(), nil
 		}
+		if loc.stc != nil {
+			return ds.denseStructuredChunk(loc)
+		}
 		raw, err := ds.f.read(loc.addr, loc.size)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,72 @@
+package h5core
+
+// maxSectionFilters bounds the filters of one section's pipeline (as
+// libhdf5's H5Z_MAX_NFILTERS).
+const maxSectionFilters = 32
+
+// parseSectionPipeline decodes a structured-chunk filter pipeline message
+// (type 0x0019, version 1) into one pipeline per section (nil for an
+// unfiltered section). Each filter description has the version-2 form of
+// the ordinary pipeline message.
+func parseSectionPipeline(b []byte, at uint64, sections int) ([][]Filter, error) {
+	d := newDecoder(b, at, 8, 8)
+	version, n := d.u8(), int(d.u8())
+	if d.err != nil {
+		return nil, d.err
+	}
+	if version != 1 {
+		return nil, formatErr(at, "structured-chunk filter pipeline version %d unknown", version)
+	}
+	if n > sections {
+		return nil, formatErr(at, "structured-chunk filter pipeline lists %d sections of %d", n, sections)
+	}
+	out := make([][]Filter, sections)
+	for i := 0; i < n; i++ {
+		sec, nf, size := int(d.u8()), int(d.u8()), int(d.u16())
+		list := newDecoder(d.bytes(size), d.addr()-uint64(size), 8, 8)
+		if d.err != nil {
+			return nil, d.err
+		}
+		switch {
+		case sec >= sections:
+			return nil, formatErr(at, "filter pipeline for section %d of a %d-section chunk", sec, sections)
+		case out[sec] != nil:
+			return nil, formatErr(at, "two filter pipelines for section %d", sec)
+		case nf < 1 || nf > maxSectionFilters:
+			return nil, formatErr(at, "section %d pipeline of %d filters", sec, nf)
+		}
+		for range nf {
+			out[sec] = append(out[sec], sectionFilter(list))
+		}
+		if list.err != nil {
+			return nil, list.err
+		}
+	}
+	return out, nil
+}
+
+// sectionFilter decodes one version-2 filter description: id, a name only
+// for ids of 256 and up, flags, client data.
+func sectionFilter(d *decoder) Filter {
+	var f Filter
+	f.ID = d.u16()
+	nameLen := 0
+	if f.ID >= 256 {
+		nameLen = int(d.u16())
+	}
+	d.u16() // flags
+	ncd := int(d.u16())
+	name := d.bytes(nameLen)
+	for i, c := range name {
+		if c == 0 {
+			name = name[:i]
+			break
+		}
+	}
+	f.Name = string(name)
+	raw := d.bytes(4 * ncd)
+	for i := 0; i+4 <= len(raw); i += 4 {
+		f.ClientData = append(f.ClientData, uint32(raw[i])|uint32(raw[i+1])<<8|uint32(raw[i+2])<<16|uint32(raw[i+3])<<24)
+	}
+	return f
+}
