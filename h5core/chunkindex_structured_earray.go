@@ -1,6 +1,9 @@
 package h5core
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // loadStcExtensibleArray reads the extensible array of structured-chunk
 // records (header EAHD, index block EAIB, super blocks EASB, data blocks
@@ -131,7 +134,7 @@ func (f *File) loadStcExtensibleArray(l *layout, g *chunkGeom, filtered bool, em
 			return nil
 		}
 		if n > 1<<pageBits {
-			return formatErr(addr, "paged extensible array data block: %w", ErrUnsupported)
+			return fmt.Errorf("paged extensible array data block at %#x: %w", addr, ErrUnsupported)
 		}
 		pre := head + uint64(aw)
 		b, err := f.read(addr, pre+n*uint64(es)+4)
@@ -154,7 +157,7 @@ func (f *File) loadStcExtensibleArray(l *layout, g *chunkGeom, filtered bool, em
 			k += int(ndblks)
 		} else if a := sblkAddrs[s-ibSblks]; a != undefAddr {
 			if n > 1<<pageBits {
-				return formatErr(a, "paged extensible array super block: %w", ErrUnsupported)
+				return fmt.Errorf("paged extensible array super block at %#x: %w", a, ErrUnsupported)
 			}
 			sb, err := f.read(a, head+uint64(aw)+ndblks*uint64(f.so)+4)
 			if err != nil {

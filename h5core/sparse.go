@@ -82,12 +82,12 @@ type SparseChunk struct {
 // the dataset extent.
 func (c *SparseChunk) NNZ() uint64 { return c.Selection.CountWithin(c.limit) }
 
-// Runs calls fn for each run of defined elements consecutive along the
+// Runs calls fn for each run of n defined elements consecutive along the
 // last dimension, in the order the chunk stores them, with the run's
 // first global coordinates (reused between calls) and its values (nil
 // when the values were not read). Positions outside the dataset extent
 // are skipped.
-func (c *SparseChunk) Runs(fn func(start []uint64, values []byte) error) error {
+func (c *SparseChunk) Runs(fn func(start []uint64, n uint64, values []byte) error) error {
 	rank := len(c.limit)
 	g := make([]uint64, rank)
 	var vi uint64
@@ -112,7 +112,7 @@ func (c *SparseChunk) Runs(fn func(start []uint64, values []byte) error) error {
 		if c.Values != nil {
 			vals = c.Values[first*es : (first+n)*es]
 		}
-		return fn(g, vals)
+		return fn(g, n, vals)
 	})
 }
 
