@@ -19,13 +19,13 @@ type expectedFile struct {
 }
 
 type expectedDataset struct {
-	Name       string               `json:"name"`
-	Kind       string               `json:"kind"`
-	Shape      []uint64             `json:"shape"`
-	ChunkShape []uint64             `json:"chunk_shape"`
-	Dtype      string               `json:"dtype"`
-	Fill       float64              `json:"fill_value"`
-	IndexType  string               `json:"index_type"`
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	Shape      []uint64 `json:"shape"`
+	ChunkShape []uint64 `json:"chunk_shape"`
+	Dtype      string   `json:"dtype"`
+	Fill       float64  `json:"fill_value"`
+	IndexType  string   `json:"index_type"`
 	SecFilters map[string][]struct {
 		ID uint16   `json:"id"`
 		CD []uint32 `json:"cd_values"`
