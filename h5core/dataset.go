@@ -28,7 +28,6 @@ type Dataset struct {
 	indexOnce sync.Once
 	index     chunkIndex
 	indexErr  error
-	fillChunk []byte
 
 	seqMu   sync.Mutex
 	seqNext int64 // where a sequential scan would read next
@@ -106,6 +105,9 @@ func (o *Object) dataset() (*Dataset, error) {
 // readFill takes the fill value from the new or the old fill message.
 func (ds *Dataset) readFill() error {
 	size := int(ds.Type.Size)
+	if size > maxElementSize {
+		return formatErr(ds.Addr, "element size %d exceeds the %d-byte limit", size, maxElementSize)
+	}
 	ds.fill = make([]byte, size)
 	var fv *fillValue
 	if m := ds.oh.find(msgFillValue); m != nil {
@@ -173,16 +175,16 @@ func (ds *Dataset) checkLayout() error {
 				return formatErr(ds.Addr, "chunk shape %v is too large", l.chunk)
 			}
 		}
-		if cb > maxChunkBytes {
-			return formatErr(ds.Addr, "chunk of %d bytes exceeds the %d-byte limit", cb, maxChunkBytes)
+		if cb > uint64(ds.f.maxChunk) {
+			return formatErr(ds.Addr, "chunk of %d bytes exceeds the %d-byte limit", cb, ds.f.maxChunk)
 		}
 	}
 	return nil
 }
 
-// maxChunkBytes is the largest decoded chunk h5core accepts (libhdf5's
-// limit is 4 GiB; real files stay far below).
-const maxChunkBytes = 1 << 31
+// maxElementSize bounds the size of one dataset element; real types are
+// far smaller, and a hostile one must not make a reader allocate.
+const maxElementSize = 64 << 20
 
 // Shape returns the current dimensions (nil for a scalar).
 func (ds *Dataset) Shape() []uint64 {

@@ -254,7 +254,8 @@ func (ds *Dataset) denseStructuredChunk(loc chunkLoc) ([]byte, error) {
 		return nil, err
 	}
 	g := ds.geom
-	out := append([]byte(nil), ds.fillChunkData()...)
+	out := make([]byte, g.chunkBytes())
+	fillRepeat(out, ds.fill, 0)
 	rank := len(g.chunk)
 	stride := make([]uint64, rank)
 	st := g.elemSize
