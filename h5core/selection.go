@@ -1,6 +1,7 @@
 package h5core
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -63,9 +64,9 @@ type span struct {
 	down   *spanList
 }
 
-// maxSelectionBlocks bounds the blocks of an irregular hyperslab: building
-// its span tree is quadratic in the block count.
-const maxSelectionBlocks = 1 << 16
+// maxSelectionBlocks bounds the blocks of an irregular hyperslab (a chunk
+// of 2^31 bytes holds at most 2^27 v1 blocks of rank 2).
+const maxSelectionBlocks = 1 << 28
 
 // Len returns the number of selected positions: the number of values the
 // chunk stores.
@@ -260,11 +261,13 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 		if d.err != nil {
 			return d.err
 		}
-		idx := make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(i)
+		if s.spans = buildRuns(start, end, rank); s.spans == nil {
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = int32(i)
+			}
+			s.spans = buildSpans(start, end, rank, idx, 0)
 		}
-		s.spans = buildSpans(start, end, rank, idx, 0)
 		if s.spans != nil {
 			s.n = s.spans.n
 		}
@@ -332,27 +335,38 @@ func regularIntervals(start, stride, cnt, block, dim uint64) ([]span, error) {
 }
 
 // buildSpans builds the span tree of the union of the blocks idx (start
-// and end coordinates, rank per block) over dimensions dim and beyond.
-// Adjacent intervals with equal subtrees are merged.
+// and end coordinates, rank per block) over dimensions dim and beyond,
+// sweeping the blocks in order of their start along dim. Adjacent
+// intervals with equal subtrees are merged.
 func buildSpans(start, end []uint64, rank int, idx []int32, dim int) *spanList {
 	if len(idx) == 0 {
 		return nil
 	}
+	lo := func(i int32) uint64 { return start[int(i)*rank+dim] }
+	hi := func(i int32) uint64 { return end[int(i)*rank+dim] }
+	slices.SortFunc(idx, func(x, y int32) int { return cmp.Compare(lo(x), lo(y)) })
 	cuts := make([]uint64, 0, 2*len(idx))
 	for _, i := range idx {
-		cuts = append(cuts, start[int(i)*rank+dim], end[int(i)*rank+dim]+1)
+		cuts = append(cuts, lo(i), hi(i)+1)
 	}
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
 	l := &spanList{}
-	active := make([]int32, 0, len(idx))
+	var active []int32
+	next := 0
 	for c := 0; c+1 < len(cuts); c++ {
 		a, b := cuts[c], cuts[c+1]
-		active = active[:0]
-		for _, i := range idx {
-			if start[int(i)*rank+dim] <= a && end[int(i)*rank+dim] >= b-1 {
-				active = append(active, i)
+		k := 0
+		for _, i := range active {
+			if hi(i) >= a {
+				active[k] = i
+				k++
 			}
+		}
+		active = active[:k]
+		for next < len(idx) && lo(idx[next]) <= a {
+			active = append(active, idx[next])
+			next++
 		}
 		if len(active) == 0 {
 			continue
@@ -371,6 +385,81 @@ func buildSpans(start, end []uint64, rank int, idx []int32, dim int) *spanList {
 		l.n += (b - a) * per
 	}
 	return l
+}
+
+// buildRuns builds the span tree in linear time when every block is a
+// run along the last dimension (one position in every other dimension)
+// and the blocks are in row-major order without overlap, as writers
+// that emit one block per run produce. It returns nil otherwise (and for
+// no blocks).
+func buildRuns(start, end []uint64, rank int) *spanList {
+	n := len(start) / rank
+	if n == 0 {
+		return nil
+	}
+	last := rank - 1
+	for i := 0; i < n; i++ {
+		b := i * rank
+		for d := 0; d < last; d++ {
+			if start[b+d] != end[b+d] {
+				return nil
+			}
+		}
+		if i == 0 {
+			continue
+		}
+		p := b - rank
+		c := slices.Compare(start[p:p+last], start[b:b+last])
+		if c > 0 || (c == 0 && end[p+last] >= start[b+last]) {
+			return nil
+		}
+	}
+	// levels[d] is the list being filled at dimension d
+	levels := make([]*spanList, rank)
+	for d := range levels {
+		levels[d] = &spanList{}
+	}
+	// close finishes the lists below dimension d and appends each to its
+	// parent's last span
+	closeBelow := func(d int) {
+		for k := last; k > d; k-- {
+			child := levels[k]
+			levels[k] = &spanList{}
+			parent := levels[k-1]
+			sp := &parent.spans[len(parent.spans)-1]
+			sp.down = child
+			parent.n += child.n
+			if m := len(parent.spans); m > 1 && parent.spans[m-2].hi+1 == sp.lo && sameSpans(parent.spans[m-2].down, child) {
+				parent.spans[m-2].hi = sp.hi
+				parent.spans = parent.spans[:m-1]
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		b := i * rank
+		// the first dimension where this block leaves the previous one's
+		// prefix
+		d := 0
+		if i > 0 {
+			for d < last && start[b+d] == start[b-rank+d] {
+				d++
+			}
+			closeBelow(d)
+		}
+		for k := d; k < last; k++ {
+			levels[k].spans = append(levels[k].spans, span{lo: start[b+k], hi: start[b+k]})
+		}
+		l := levels[last]
+		lo, hi := start[b+last], end[b+last]
+		if m := len(l.spans); m > 0 && l.spans[m-1].hi+1 == lo {
+			l.spans[m-1].hi = hi
+		} else {
+			l.spans = append(l.spans, span{lo: lo, hi: hi})
+		}
+		l.n += hi - lo + 1
+	}
+	closeBelow(0)
+	return levels[0]
 }
 
 // sameSpans reports whether two span trees select the same set.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -248,6 +249,43 @@ func TestLayoutV5Example(t *testing.T) {
 		b, _ := hex.DecodeString(bad)
 		if _, err := f.parseLayout(b, 0); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestBuildRunsMatchesSweep compares the linear span-tree builder with
+// the general one on random row-major runs of rank 1 to 3.
+func TestBuildRunsMatchesSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := 0; iter < 500; iter++ {
+		rank := 1 + rng.IntN(3)
+		var start, end []uint64
+		pos := make([]uint64, rank)
+		for range rng.IntN(40) {
+			// advance to a later row or further along the last dimension
+			if rank > 1 && rng.IntN(3) == 0 {
+				d := rng.IntN(rank - 1)
+				pos[d] += 1 + uint64(rng.IntN(2))
+				for k := d + 1; k < rank; k++ {
+					pos[k] = uint64(rng.IntN(2))
+				}
+			}
+			lo := pos[rank-1] + uint64(rng.IntN(3))
+			hi := lo + uint64(rng.IntN(4))
+			start = append(start, pos[:rank-1]...)
+			start = append(start, lo)
+			end = append(end, pos[:rank-1]...)
+			end = append(end, hi)
+			pos[rank-1] = hi + 1
+		}
+		fast := buildRuns(start, end, rank)
+		idx := make([]int32, len(start)/rank)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		slow := buildSpans(start, end, rank, idx, 0)
+		if !sameSpans(fast, slow) {
+			t.Fatalf("rank %d blocks %v-%v: trees differ", rank, start, end)
 		}
 	}
 }

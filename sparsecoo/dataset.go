@@ -13,6 +13,7 @@ import (
 type datasetSource struct {
 	ds    *h5core.Dataset
 	rows  [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
+	nnz   []uint64             // defined elements of each chunk row
 	shape []uint64
 	es    int
 }
@@ -54,10 +55,12 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 			r1 := min(c.Offset[0]+chunk[0], shape[0])
 			m.blocks = append(m.blocks, blockMeta{first: m.nnz, r0: c.Offset[0], r1: r1})
 			src.rows = append(src.rows, nil)
+			src.nnz = append(src.nnz, 0)
 			n++
 		}
 		m.blocks[n-1].nnz += counts[i]
 		src.rows[n-1] = append(src.rows[n-1], c)
+		src.nnz[n-1] += counts[i]
 		m.nnz += counts[i]
 	}
 	return m, nil
@@ -108,7 +111,10 @@ func (s *datasetSource) decode(i int, values bool) (*block, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &block{}
+	b := &block{idx: make([]uint64, 0, s.nnz[i])}
+	if values {
+		b.vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
+	}
 	rank := len(s.shape)
 	t := s.ds.Type
 	packedLE := t.IsPackedLE()
