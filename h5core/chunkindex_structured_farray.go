@@ -9,7 +9,7 @@ func (f *File) loadStcFixedArray(l *layout, g *chunkGeom, filtered bool, emit fu
 		return nil
 	}
 	grid := g.grid(g.maxDims)
-	nchunks, ok := numChunks(grid)
+	nchunks, ok := gridChunks(grid)
 	for _, c := range grid {
 		ok = ok && c != unlimited
 	}
@@ -131,4 +131,17 @@ func unravelScaled(idx uint64, grid []uint64) []uint64 {
 		}
 	}
 	return s
+}
+
+// gridChunks returns the total chunk count of a grid, or false if it
+// overflows.
+func gridChunks(grid []uint64) (uint64, bool) {
+	n := uint64(1)
+	for _, g := range grid {
+		if g != 0 && n > ^uint64(0)/g {
+			return 0, false
+		}
+		n *= g
+	}
+	return n, true
 }
