@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -246,20 +247,21 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 		if n > maxSelectionBlocks {
 			return formatErr(d.addr(), "hyperslab selection of %d blocks (at most %d)", n, maxSelectionBlocks)
 		}
+		at := d.addr()
+		raw := d.bytes(n * 2 * rank * w)
+		if d.err != nil {
+			return d.err
+		}
 		start, end := make([]uint64, n*rank), make([]uint64, n*rank)
 		for i := 0; i < n; i++ {
 			for k := 0; k < rank; k++ {
-				start[i*rank+k] = d.uN(w)
-			}
-			for k := 0; k < rank; k++ {
-				end[i*rank+k] = d.uN(w)
-				if a, b := start[i*rank+k], end[i*rank+k]; d.err == nil && (a > b || b >= s.shape[k]) {
-					return formatErr(d.addr(), "hyperslab block %d lies outside its chunk %v (dimension %d: %d-%d)", i, s.shape, k, a, b)
+				o := (i*2*rank + k) * w
+				a, b := uintLE(raw[o:o+w]), uintLE(raw[o+rank*w:o+rank*w+w])
+				if a > b || b >= s.shape[k] {
+					return formatErr(at, "hyperslab block %d lies outside its chunk %v (dimension %d: %d-%d)", i, s.shape, k, a, b)
 				}
+				start[i*rank+k], end[i*rank+k] = a, b
 			}
-		}
-		if d.err != nil {
-			return d.err
 		}
 		if s.spans = buildRuns(start, end, rank); s.spans == nil {
 			idx := make([]int32, n)
@@ -387,6 +389,17 @@ func buildSpans(start, end []uint64, rank int, idx []int32, dim int) *spanList {
 	return l
 }
 
+// uintLE decodes a little-endian unsigned integer of 2, 4 or 8 bytes.
+func uintLE(b []byte) uint64 {
+	switch len(b) {
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
 // buildRuns builds the span tree in linear time when every block is a
 // run along the last dimension (one position in every other dimension)
 // and the blocks are in row-major order without overlap, as writers
@@ -408,8 +421,10 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 		if i == 0 {
 			continue
 		}
-		p := b - rank
-		c := slices.Compare(start[p:p+last], start[b:b+last])
+		p, c := b-rank, 0
+		for d := 0; d < last && c == 0; d++ {
+			c = cmp.Compare(start[p+d], start[b+d])
+		}
 		if c > 0 || (c == 0 && end[p+last] >= start[b+last]) {
 			return nil
 		}
