@@ -65,6 +65,13 @@ type span struct {
 	down   *spanList
 }
 
+// maxExpandedRuns bounds the runs that expandRuns makes of a hyperslab's
+// blocks; maxSweepBlocks the blocks given to the quadratic buildSpans.
+const (
+	maxExpandedRuns = 1 << 26
+	maxSweepBlocks  = 1 << 14
+)
+
 // maxSelectionBlocks bounds the blocks of an irregular hyperslab (a chunk
 // of 2^31 bytes holds at most 2^27 v1 blocks of rank 2).
 const maxSelectionBlocks = 1 << 28
@@ -263,12 +270,19 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 				start[i*rank+k], end[i*rank+k] = a, b
 			}
 		}
-		if s.spans = buildRuns(start, end, rank); s.spans == nil {
-			idx := make([]int32, n)
-			for i := range idx {
-				idx[i] = int32(i)
+		s.spans = buildRuns(start, end, rank)
+		if s.spans == nil && n > 0 {
+			if rs, re, ok := expandRuns(start, end, rank); ok {
+				s.spans = buildRuns(rs, re, rank)
+			} else if n <= maxSweepBlocks {
+				idx := make([]int32, n)
+				for i := range idx {
+					idx[i] = int32(i)
+				}
+				s.spans = buildSpans(start, end, rank, idx, 0)
+			} else {
+				return fmt.Errorf("hyperslab selection of %d overlapping blocks at %#x: %w", n, at, ErrUnsupported)
 			}
-			s.spans = buildSpans(start, end, rank, idx, 0)
 		}
 		if s.spans != nil {
 			s.n = s.spans.n
@@ -398,6 +412,64 @@ func uintLE(b []byte) uint64 {
 		return uint64(binary.LittleEndian.Uint32(b))
 	}
 	return binary.LittleEndian.Uint64(b)
+}
+
+// expandRuns splits blocks into runs along the last dimension, sorts them
+// row-major and merges the overlapping or adjacent ones, so that
+// buildRuns accepts them. It reports false when that would make more than
+// maxExpandedRuns runs.
+func expandRuns(start, end []uint64, rank int) (rs, re []uint64, ok bool) {
+	n, last := len(start)/rank, rank-1
+	total := uint64(0)
+	for i := 0; i < n; i++ {
+		rows := uint64(1)
+		for d := 0; d < last; d++ {
+			rows = satMul(rows, end[i*rank+d]-start[i*rank+d]+1)
+		}
+		if total = satAdd(total, rows); total > maxExpandedRuns {
+			return nil, nil, false
+		}
+	}
+	rs, re = make([]uint64, 0, total*uint64(rank)), make([]uint64, 0, total*uint64(rank))
+	pos := make([]uint64, rank)
+	for i := 0; i < n; i++ {
+		b := i * rank
+		copy(pos, start[b:b+rank])
+		for {
+			rs = append(rs, pos[:last]...)
+			rs = append(rs, start[b+last])
+			re = append(re, pos[:last]...)
+			re = append(re, end[b+last])
+			d := last - 1
+			for ; d >= 0; d-- {
+				if pos[d] < end[b+d] {
+					pos[d]++
+					break
+				}
+				pos[d] = start[b+d]
+			}
+			if d < 0 {
+				break
+			}
+		}
+	}
+	perm := make([]int32, total)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int {
+		return slices.Compare(rs[int(x)*rank:int(x+1)*rank], rs[int(y)*rank:int(y+1)*rank])
+	})
+	outs, oute := make([]uint64, 0, len(rs)), make([]uint64, 0, len(re))
+	for _, p := range perm {
+		a, z := rs[int(p)*rank:int(p+1)*rank], re[int(p)*rank:int(p+1)*rank]
+		if m := len(outs) - rank; m >= 0 && slices.Equal(outs[m:m+last], a[:last]) && oute[m+last]+1 >= a[last] {
+			oute[m+last] = max(oute[m+last], z[last])
+			continue
+		}
+		outs, oute = append(outs, a...), append(oute, z...)
+	}
+	return outs, oute, true
 }
 
 // buildRuns builds the span tree in linear time when every block is a

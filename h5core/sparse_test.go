@@ -289,3 +289,34 @@ func TestBuildRunsMatchesSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandRunsMatchesSweep compares the span trees of random
+// overlapping blocks built through expandRuns with the general builder.
+func TestExpandRunsMatchesSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := 0; iter < 500; iter++ {
+		rank := 1 + rng.IntN(3)
+		var start, end []uint64
+		for range 1 + rng.IntN(12) {
+			for d := 0; d < rank; d++ {
+				a := uint64(rng.IntN(6))
+				start = append(start, a)
+			}
+			for d := 0; d < rank; d++ {
+				end = append(end, start[len(end)]+uint64(rng.IntN(4)))
+			}
+		}
+		rs, re, ok := expandRuns(start, end, rank)
+		if !ok {
+			t.Fatal("expandRuns refused a small selection")
+		}
+		fast := buildRuns(rs, re, rank)
+		idx := make([]int32, len(start)/rank)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		if slow := buildSpans(start, end, rank, idx, 0); !sameSpans(fast, slow) {
+			t.Fatalf("rank %d blocks %v-%v: trees differ", rank, start, end)
+		}
+	}
+}
