@@ -639,6 +639,42 @@ func (s *Selection) Blocks(fn func(lo, hi []uint64) error) error {
 // point-major, in stored order (nil for other kinds).
 func (s *Selection) Points() []uint64 { return s.points }
 
+// CountRows adds to counts[offset+r] the number of selected positions
+// with first coordinate r, counting only positions p with p[i] < limit[i]
+// (counts must be long enough for every such r).
+func (s *Selection) CountRows(limit []uint64, offset uint64, counts []uint64) {
+	rank := len(s.shape)
+	if s.Kind == SelectPoints {
+		for i := 0; i+rank <= len(s.points); i += rank {
+			ok := true
+			for k := 0; k < rank; k++ {
+				ok = ok && s.points[i+k] < limit[k]
+			}
+			if ok {
+				counts[offset+s.points[i]]++
+			}
+		}
+		return
+	}
+	if s.spans == nil {
+		return
+	}
+	sub := &Selection{Kind: SelectHyperslab, shape: s.shape[1:]}
+	for _, sp := range s.spans.spans {
+		if sp.lo >= limit[0] {
+			break
+		}
+		per := uint64(1)
+		if rank > 1 {
+			sub.spans, sub.n = sp.down, sp.down.n
+			per = sub.CountWithin(limit[1:])
+		}
+		for r := sp.lo; r <= min(sp.hi, limit[0]-1); r++ {
+			counts[offset+r] += per
+		}
+	}
+}
+
 // CountWithin returns the number of selected positions p with p[i] <
 // limit[i] for every dimension: the defined elements of an edge chunk
 // that lie inside the dataset extent.

@@ -78,6 +78,10 @@ type SparseChunk struct {
 	elemSize int
 }
 
+// Limit returns, per dimension, how many positions of the chunk lie
+// inside the dataset extent (the chunk shape except at the edges).
+func (c *SparseChunk) Limit() []uint64 { return c.limit }
+
 // NNZ returns the number of defined elements of the chunk that lie inside
 // the dataset extent.
 func (c *SparseChunk) NNZ() uint64 { return c.Selection.CountWithin(c.limit) }

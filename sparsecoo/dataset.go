@@ -35,10 +35,21 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 	src := &datasetSource{ds: ds, shape: shape, es: ds.Type.PackedSize()}
 	m := &Matrix{shape: shape, typ: ds.Type, elemSize: src.es, src: src}
 	counts := make([]uint64, len(chunks))
+	// per-row counts give CSR row pointers without decoding (rank 2)
+	var rowCounts []uint64
+	if len(shape) == 2 && shape[0] <= maxRowCounts {
+		rowCounts = make([]uint64, shape[0]+1)
+	}
+	var mu sync.Mutex
 	err = parallel(len(chunks), func(i int) error {
 		c, err := ds.ReadSparseChunk(chunks[i], false)
 		if err == nil {
 			counts[i] = c.NNZ()
+			if rowCounts != nil {
+				mu.Lock()
+				c.Selection.CountRows(c.Limit(), c.Offset[0], rowCounts[1:])
+				mu.Unlock()
+			}
 		}
 		return err
 	})
@@ -63,8 +74,18 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 		src.nnz[n-1] += counts[i]
 		m.nnz += counts[i]
 	}
+	if rowCounts != nil {
+		for r := 1; r < len(rowCounts); r++ {
+			rowCounts[r] += rowCounts[r-1]
+		}
+		m.rowPtr = rowCounts
+	}
 	return m, nil
 }
+
+// maxRowCounts bounds the rows for which Open keeps CSR row pointers
+// (8 bytes a row); larger matrices decode selections in RowPtr.
+const maxRowCounts = 1 << 24
 
 // parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines and returns the
 // first error.

@@ -29,6 +29,7 @@ type Matrix struct {
 	nnz      uint64
 	src      blockSource
 	blocks   []blockMeta
+	rowPtr   []uint64 // CSR row pointers when known at open (rank 2)
 
 	mu    sync.Mutex
 	cache []*block // most recently used first
@@ -192,6 +193,9 @@ func (m *Matrix) RowPtr(r uint64) (uint64, error) {
 	}
 	if r >= m.shape[0] {
 		return m.nnz, nil
+	}
+	if m.rowPtr != nil {
+		return m.rowPtr[r], nil
 	}
 	bi := sort.Search(len(m.blocks), func(i int) bool { return m.blocks[i].r1 > r })
 	if bi == len(m.blocks) {
