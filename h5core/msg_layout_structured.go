@@ -27,7 +27,8 @@ type stcLayout struct {
 	single   chunkLoc
 }
 
-// filtered reports whether the single-chunk info carries filter fields.
+// singleFiltered reports whether the single-chunk info carries filter
+// fields.
 func (s *stcLayout) singleFiltered() bool { return s.flags&stcSingleWithFilter != 0 }
 
 // parseStructuredLayout decodes the rest of a layout message v5 class 4

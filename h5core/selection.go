@@ -23,6 +23,7 @@ const (
 	SelectAll       SelectionKind = 3
 )
 
+// String names the kind as the fixtures do: none, points, hyper, all.
 func (k SelectionKind) String() string {
 	switch k {
 	case SelectNone:
