@@ -43,6 +43,15 @@ func FuzzSelection(f *testing.F) {
 			}
 			s.Blocks(func(lo, hi []uint64) error { return nil })
 			s.CountWithin([]uint64{1, 1, 1}[:len(shape)])
+			rows := make([]uint64, shape[0])
+			s.CountRows(shape, 0, rows)
+			var sum uint64
+			for _, c := range rows {
+				sum += c
+			}
+			if sum != s.Len() {
+				t.Fatalf("row counts add up to %d, Len %d", sum, s.Len())
+			}
 		}
 	})
 }
