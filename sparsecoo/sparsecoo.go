@@ -31,8 +31,9 @@ type Matrix struct {
 	blocks   []blockMeta
 	rowPtr   []uint64 // CSR row pointers when known at open (rank 2)
 
-	mu    sync.Mutex
-	cache []*block // most recently used first
+	mu       sync.Mutex
+	cache    []*block // most recently used first
+	inflight map[int]*flight
 }
 
 // blockMeta is what is known of a block without decoding it.
@@ -57,8 +58,9 @@ type blockSource interface {
 	decode(i int, values bool) (*block, error)
 }
 
-// cachedBlocks is how many decoded blocks a Matrix keeps.
-const cachedBlocks = 2
+// cachedBlocks is how many decoded blocks a Matrix keeps (the one being
+// read, the next one decoded ahead, one more).
+const cachedBlocks = 3
 
 // Shape returns the array's dimensions.
 func (m *Matrix) Shape() []uint64 { return m.shape }
@@ -89,33 +91,82 @@ func (m *Matrix) Coords(idx uint64, dst []uint64) {
 	}
 }
 
-// get returns decoded block i, from the cache when possible.
+// get returns decoded block i, from the cache when possible, and starts
+// decoding block i+1 in the background (reads are mostly sequential).
 func (m *Matrix) get(i int, values bool) (*block, error) {
-	m.mu.Lock()
+	b, err := m.fetch(i, values)
+	if err == nil && i+1 < len(m.blocks) {
+		m.mu.Lock()
+		busy := m.cached(i+1, values) != nil || m.inflight[i+1] != nil
+		m.mu.Unlock()
+		if !busy {
+			go m.fetch(i+1, values)
+		}
+	}
+	return b, err
+}
+
+// flight is a block being decoded.
+type flight struct {
+	done   chan struct{}
+	values bool
+	b      *block
+	err    error
+}
+
+// cached returns block i from the cache (with values if asked), or nil.
+// m.mu must be held.
+func (m *Matrix) cached(i int, values bool) *block {
 	for k, b := range m.cache {
 		if b.i == i && (b.values || !values) {
 			copy(m.cache[1:k+1], m.cache[:k])
 			m.cache[0] = b
-			m.mu.Unlock()
-			return b, nil
+			return b
+		}
+	}
+	return nil
+}
+
+// fetch returns block i from the cache, from a decode in flight, or by
+// decoding it.
+func (m *Matrix) fetch(i int, values bool) (*block, error) {
+	m.mu.Lock()
+	if b := m.cached(i, values); b != nil {
+		m.mu.Unlock()
+		return b, nil
+	}
+	if f := m.inflight[i]; f != nil && (f.values || !values) {
+		m.mu.Unlock()
+		<-f.done
+		return f.b, f.err
+	}
+	f := &flight{done: make(chan struct{}), values: values}
+	if m.inflight == nil {
+		m.inflight = map[int]*flight{}
+	}
+	m.inflight[i] = f
+	m.mu.Unlock()
+
+	f.b, f.err = m.src.decode(i, values)
+	if f.err == nil {
+		f.b.i, f.b.values = i, values
+		if uint64(len(f.b.idx)) != m.blocks[i].nnz {
+			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(f.b.idx), m.blocks[i].nnz)
+		}
+	}
+	m.mu.Lock()
+	if m.inflight[i] == f {
+		delete(m.inflight, i)
+	}
+	if f.err == nil {
+		m.cache = append([]*block{f.b}, m.cache...)
+		if len(m.cache) > cachedBlocks {
+			m.cache = m.cache[:cachedBlocks]
 		}
 	}
 	m.mu.Unlock()
-	b, err := m.src.decode(i, values)
-	if err != nil {
-		return nil, err
-	}
-	b.i, b.values = i, values
-	if uint64(len(b.idx)) != m.blocks[i].nnz {
-		return nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(b.idx), m.blocks[i].nnz)
-	}
-	m.mu.Lock()
-	m.cache = append([]*block{b}, m.cache...)
-	if len(m.cache) > cachedBlocks {
-		m.cache = m.cache[:cachedBlocks]
-	}
-	m.mu.Unlock()
-	return b, nil
+	close(f.done)
+	return f.b, f.err
 }
 
 // blockOf returns the block holding element e (e < NNZ).
@@ -155,7 +206,7 @@ func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
 	coord := make([]uint64, len(m.shape))
 	es := m.elemSize
 	for i := range m.blocks {
-		b, err := m.src.decode(i, true)
+		b, err := m.get(i, true)
 		if err != nil {
 			return err
 		}
@@ -173,7 +224,7 @@ func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
 // in row-major order; the slices are only valid during the call.
 func (m *Matrix) EachBlock(fn func(idx []uint64, vals []byte) error) error {
 	for i := range m.blocks {
-		b, err := m.src.decode(i, true)
+		b, err := m.get(i, true)
 		if err != nil {
 			return err
 		}
