@@ -61,6 +61,19 @@ func linear(scaled, grid []uint64) uint64 {
 	return idx
 }
 
+// numChunks returns the total chunk count of a grid, or false if it
+// overflows.
+func numChunks(grid []uint64) (uint64, bool) {
+	n := uint64(1)
+	for _, g := range grid {
+		if g != 0 && n > ^uint64(0)/g {
+			return 0, false
+		}
+		n *= g
+	}
+	return n, true
+}
+
 // newChunkIndex dispatches on the index kind the layout message names.
 func (f *File) newChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	switch l.index {

@@ -46,7 +46,7 @@ func (x *stcIndex) init() {
 	x.chunks = map[uint64]chunkLoc{}
 	grid := x.g.grid(x.g.dims)
 	x.err = x.load(func(loc chunkLoc) error {
-		if loc.addr == undefAddr || !inGrid(loc.scaled, grid) {
+		if loc.addr == undefAddr || !inside(loc.scaled, grid) {
 			return nil // absent, or beyond the current extent
 		}
 		if len(x.chunks) >= maxIndexedChunks {
@@ -57,23 +57,13 @@ func (x *stcIndex) init() {
 	})
 }
 
-// inGrid reports whether scaled lies in a grid of the given chunk counts.
-func inGrid(scaled, grid []uint64) bool {
-	for i, s := range scaled {
-		if s >= grid[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func (x *stcIndex) chunk(scaled []uint64) (chunkLoc, error) {
 	x.once.Do(x.init)
 	if x.err != nil {
 		return chunkLoc{}, x.err
 	}
 	grid := x.g.grid(x.g.dims)
-	if !inGrid(scaled, grid) {
+	if !inside(scaled, grid) {
 		return chunkLoc{scaled: scaled, addr: undefAddr}, nil
 	}
 	loc, ok := x.chunks[linear(scaled, grid)]

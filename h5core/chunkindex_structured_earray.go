@@ -55,7 +55,7 @@ func (f *File) loadStcExtensibleArray(l *layout, g *chunkGeom, filtered bool, em
 		return formatErr(l.addr, "extensible array header version %d unknown", version)
 	case es != want:
 		return formatErr(l.addr, "extensible array entries of %d bytes, structured-chunk records need %d", es, want)
-	case maxBits == 0 || maxBits > 64 || pageBits > 32 || !pow2(minElems) || !pow2(minPtrs) ||
+	case maxBits == 0 || maxBits > 64 || pageBits > 32 || !powerOfTwo(uint8(minElems)) || !powerOfTwo(uint8(minPtrs)) ||
 		bits.TrailingZeros64(minElems) >= int(maxBits):
 		return formatErr(l.addr, "extensible array parameters %d/%d/%d/%d/%d invalid", maxBits, ibElems, minElems, minPtrs, pageBits)
 	}
@@ -185,6 +185,3 @@ func (f *File) loadStcExtensibleArray(l *layout, g *chunkGeom, filtered bool, em
 	}
 	return nil
 }
-
-// pow2 reports a power of two.
-func pow2(v uint64) bool { return v != 0 && v&(v-1) == 0 }

@@ -9,7 +9,7 @@ func (f *File) loadStcFixedArray(l *layout, g *chunkGeom, filtered bool, emit fu
 		return nil
 	}
 	grid := g.grid(g.maxDims)
-	nchunks, ok := gridChunks(grid)
+	nchunks, ok := numChunks(grid)
 	for _, c := range grid {
 		ok = ok && c != unlimited
 	}
@@ -54,7 +54,7 @@ func (f *File) loadStcFixedArray(l *layout, g *chunkGeom, filtered bool, emit fu
 			if d.err != nil {
 				return d.err
 			}
-			loc.scaled = unravelScaled(i, grid)
+			loc.scaled = unravel(i, grid)
 			if err := emit(loc); err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ func (f *File) loadStcFixedArray(l *layout, g *chunkGeom, filtered bool, emit fu
 	for p := uint64(0); p < npages; p++ {
 		cnt := min(page, n-p*page)
 		size := cnt*uint64(es) + 4
-		if bitmap[p/8]&(0x80>>(p%8)) != 0 {
+		if bitSet(bitmap, p) {
 			pb, err := f.read(at, size)
 			if err != nil {
 				return err
@@ -119,29 +119,4 @@ func (f *File) checkArrayBlock(b []byte, at uint64, sig string, hdr uint64) erro
 		return formatErr(at, "%s block belongs to the header at %#x, not %#x", sig, owner, hdr)
 	}
 	return verifyChecksum(b, at, sig+" block")
-}
-
-// unravelScaled returns the scaled coordinates of row-major chunk number
-// idx in a grid of the given chunk counts.
-func unravelScaled(idx uint64, grid []uint64) []uint64 {
-	s := make([]uint64, len(grid))
-	for i := len(grid) - 1; i >= 0; i-- {
-		if grid[i] != 0 {
-			s[i], idx = idx%grid[i], idx/grid[i]
-		}
-	}
-	return s
-}
-
-// gridChunks returns the total chunk count of a grid, or false if it
-// overflows.
-func gridChunks(grid []uint64) (uint64, bool) {
-	n := uint64(1)
-	for _, g := range grid {
-		if g != 0 && n > ^uint64(0)/g {
-			return 0, false
-		}
-		n *= g
-	}
-	return n, true
 }

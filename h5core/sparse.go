@@ -190,7 +190,7 @@ func (ds *Dataset) decodeStructured(loc chunkLoc, values bool) (*Selection, []by
 	fail := func(format string, args ...any) error {
 		return formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...))
 	}
-	if abs := loc.addr + ds.f.base; loc.addr == undefAddr || abs < loc.addr || loc.size > uint64(ds.f.size) || abs > uint64(ds.f.size)-loc.size {
+	if !ds.f.holds(loc.addr, loc.size) {
 		return nil, nil, fail("%d bytes at %#x lie beyond the end of the file", loc.size, loc.addr)
 	}
 	size := loc.size
