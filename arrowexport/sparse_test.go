@@ -1,11 +1,13 @@
 package arrowexport
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -99,5 +101,50 @@ func TestSparseViewsScipy(t *testing.T) {
 				t.Fatalf("%v: %s", err, out)
 			}
 		})
+	}
+}
+
+// TestSparseViewsConcurrent reads every view of a sparse dataset from
+// several goroutines at once (run with -race).
+func TestSparseViewsConcurrent(t *testing.T) {
+	f, err := h5core.Open("../sparsecoo/testdata/sparse_2d_selection_v3.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.Open("/int32_sel_v3_hyper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sparsecoo.Open(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	views, err := SparseViews(ds, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range views {
+		whole := checkView(t, v)
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for off := int64(g); off < int64(len(whole)); off += 97 {
+					p := make([]byte, 61)
+					n, _ := v.ReadAt(p, off)
+					if !bytes.Equal(p[:n], whole[off:min(off+61, int64(len(whole)))]) {
+						t.Errorf("%s: concurrent read at %d differs", name, off)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }
