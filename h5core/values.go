@@ -493,7 +493,7 @@ func (t *Datatype) floatValue(elem []byte) any {
 			if le {
 				u = binary.LittleEndian.Uint16(elem)
 			}
-			return float16(u)
+			return Float16(u)
 		case 4:
 			u := binary.BigEndian.Uint32(elem)
 			if le {
@@ -511,8 +511,8 @@ func (t *Datatype) floatValue(elem []byte) any {
 	return t.genericFloat(t.littleEndian(elem))
 }
 
-// float16 converts an IEEE binary16 value.
-func float16(h uint16) float64 {
+// Float16 converts the bits of an IEEE binary16 number to float64.
+func Float16(h uint16) float64 {
 	e, m := int(h>>10&0x1f), float64(h&0x3ff)
 	var v float64
 	switch e {
