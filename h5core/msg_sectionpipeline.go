@@ -36,37 +36,11 @@ func parseSectionPipeline(b []byte, at uint64, sections int) ([][]Filter, error)
 			return nil, formatErr(at, "section %d pipeline of %d filters", sec, nf)
 		}
 		for range nf {
-			out[sec] = append(out[sec], sectionFilter(list))
+			out[sec] = append(out[sec], parseFilterDescription(list, 2))
 		}
 		if list.err != nil {
 			return nil, list.err
 		}
 	}
 	return out, nil
-}
-
-// sectionFilter decodes one version-2 filter description: id, a name only
-// for ids of 256 and up, flags, client data.
-func sectionFilter(d *decoder) Filter {
-	var f Filter
-	f.ID = d.u16()
-	nameLen := 0
-	if f.ID >= 256 {
-		nameLen = int(d.u16())
-	}
-	d.u16() // flags
-	ncd := int(d.u16())
-	name := d.bytes(nameLen)
-	for i, c := range name {
-		if c == 0 {
-			name = name[:i]
-			break
-		}
-	}
-	f.Name = string(name)
-	raw := d.bytes(4 * ncd)
-	for i := 0; i+4 <= len(raw); i += 4 {
-		f.ClientData = append(f.ClientData, uint32(raw[i])|uint32(raw[i+1])<<8|uint32(raw[i+2])<<16|uint32(raw[i+3])<<24)
-	}
-	return f
 }

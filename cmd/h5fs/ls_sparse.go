@@ -27,9 +27,17 @@ type lsSparse struct {
 type lsSection struct {
 	Section         int        `json:"section"`
 	Content         string     `json:"content"`
-	Filters         []lsFilter `json:"filters,omitempty"`
+	Filters         []lsSectionFilter `json:"filters,omitempty"`
 	StoredBytes     uint64     `json:"allocated_bytes"`
 	UnfilteredBytes uint64     `json:"unfiltered_bytes"`
+}
+
+// lsSectionFilter is one filter of a section's pipeline.
+type lsSectionFilter struct {
+	ID         uint16   `json:"id"`
+	Name       string   `json:"name"`
+	Optional   bool     `json:"optional"`
+	ClientData []uint32 `json:"cd_values"`
 }
 
 // filterNames names the filters the format defines.
@@ -51,7 +59,7 @@ func describeSparse(ds *h5core.Dataset, verbose bool) *lsSparse {
 				name = filterNames[f.ID]
 			}
 			if i < len(s.Sections) {
-				s.Sections[i].Filters = append(s.Sections[i].Filters, lsFilter{f.ID, name, f.ClientData})
+				s.Sections[i].Filters = append(s.Sections[i].Filters, lsSectionFilter{f.ID, name, f.Flags&1 != 0, f.ClientData})
 			}
 		}
 	}
@@ -106,7 +114,11 @@ func printSparse(w io.Writer, ind string, s *lsSparse) {
 			for _, v := range f.ClientData {
 				cd = append(cd, fmt.Sprint(v))
 			}
-			fmt.Fprintf(w, "%s  Filter-%d: %s-%d {%s}\n", ind, i, f.Name, f.ID, strings.Join(cd, ", "))
+			opt := ""
+			if f.Optional {
+				opt = " OPT"
+			}
+			fmt.Fprintf(w, "%s  Filter-%d: %s-%d%s {%s}\n", ind, i, f.Name, f.ID, opt, strings.Join(cd, ", "))
 		}
 	}
 	if s.Error != "" {

@@ -50,7 +50,7 @@ func TestStatAndLsSparse(t *testing.T) {
 	}
 	ls := func(a []string, w *bytes.Buffer) error { return runLs(a, w) }
 	out = run(t, ls, "-v", sparseFixtures+"sparse_2d_int32_fa.h5", "/int32_fa_filtered")
-	for _, want := range []string{"Sparse Chunks: {4, 4} 64 bytes, index fixed_array", "Section 0 selection", "Filter-0: deflate-1 {9}", "Filter-1: deflate-1 {3}", "86 defined elements"} {
+	for _, want := range []string{"Sparse Chunks: {4, 4} 64 bytes, index fixed_array", "Section 0 selection", "Filter-0: deflate-1 OPT {9}", "Filter-0: shuffle-2 OPT {4}", "Filter-1: deflate-1 OPT {3}", "86 defined elements"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ls -v lacks %q:\n%s", want, out)
 		}
