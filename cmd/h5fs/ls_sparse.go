@@ -25,11 +25,11 @@ type lsSparse struct {
 
 // lsSection is one section of the structured chunks.
 type lsSection struct {
-	Section         int        `json:"section"`
-	Content         string     `json:"content"`
+	Section         int               `json:"section"`
+	Content         string            `json:"content"`
 	Filters         []lsSectionFilter `json:"filters,omitempty"`
-	StoredBytes     uint64     `json:"allocated_bytes"`
-	UnfilteredBytes uint64     `json:"unfiltered_bytes"`
+	StoredBytes     uint64            `json:"allocated_bytes"`
+	UnfilteredBytes uint64            `json:"unfiltered_bytes"`
 }
 
 // lsSectionFilter is one filter of a section's pipeline.
