@@ -1,0 +1,112 @@
+package fsnode
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// objectMeta is the content of a directory's .meta.json.
+type objectMeta struct {
+	Path       string            `json:"path"`
+	Kind       string            `json:"kind"`
+	Attributes map[string]string `json:"attributes"`
+	Links      []linkMeta        `json:"links,omitempty"`
+}
+
+// linkMeta describes one link of a group and the object it points at.
+type linkMeta struct {
+	Name    string       `json:"name"`
+	Shown   string       `json:"shown_as"`
+	Type    string       `json:"link_type"`
+	Target  string       `json:"target,omitempty"`
+	Kind    string       `json:"kind,omitempty"`
+	Dataset *datasetMeta `json:"dataset,omitempty"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// datasetMeta describes a dataset's type, shape and storage.
+type datasetMeta struct {
+	Shape      []uint64          `json:"shape"`
+	MaxShape   []any             `json:"maxshape"`
+	Type       string            `json:"dtype"`
+	Layout     string            `json:"layout"`
+	Chunks     []uint64          `json:"chunks,omitempty"`
+	ChunkIndex string            `json:"chunk_index,omitempty"`
+	Filters    []uint16          `json:"filters,omitempty"`
+	Attributes map[string]string `json:"attributes"`
+}
+
+// metaEntry is the .meta.json file of directory d, which shows object o.
+func (t *Tree) metaEntry(d *dir, o *h5core.Object) entry {
+	return entry{name: metaName, file: &file{path: t.f.Name() + ":" + o.Path + "/" + metaName,
+		newView: func() (View, error) {
+			m, err := t.describe(o)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.MarshalIndent(m, "", "  ")
+			return bytesView(append(b, '\n')), err
+		}}}
+}
+
+// describe builds the description of object o.
+func (t *Tree) describe(o *h5core.Object) (*objectMeta, error) {
+	attrs, err := attributeTexts(o)
+	if err != nil {
+		return nil, err
+	}
+	m := &objectMeta{Path: o.Path, Kind: o.Kind().String(), Attributes: attrs}
+	links, err := o.Links()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		lm := linkMeta{Name: l.Name, Shown: EscapeName(l.Name), Type: l.Type.String(), Target: l.Target}
+		if l.Type == h5core.LinkExternal {
+			lm.Target = l.File + ":" + l.Target
+		}
+		if c, err := o.OpenLink(l); err != nil {
+			lm.Error = err.Error()
+		} else {
+			lm.Kind = c.Kind().String()
+			if lm.Kind == "dataset" {
+				lm.Dataset, err = describeDataset(c)
+				if err != nil {
+					lm.Error = err.Error()
+				}
+			}
+		}
+		m.Links = append(m.Links, lm)
+	}
+	return m, nil
+}
+
+// describeDataset describes dataset o.
+func describeDataset(o *h5core.Object) (*datasetMeta, error) {
+	ds, err := o.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := attributeTexts(o)
+	if err != nil {
+		return nil, err
+	}
+	m := &datasetMeta{Shape: ds.Shape(), Type: fmt.Sprint(ds.Type), Layout: ds.Layout(), Attributes: attrs}
+	for _, d := range ds.MaxShape() {
+		if d == h5core.Unlimited {
+			m.MaxShape = append(m.MaxShape, nil)
+		} else {
+			m.MaxShape = append(m.MaxShape, d)
+		}
+	}
+	if m.Layout == "chunked" {
+		m.Chunks = ds.ChunkShape()
+		m.ChunkIndex = ds.ChunkIndexKind().String()
+	}
+	for _, f := range ds.Filters {
+		m.Filters = append(m.Filters, f.ID)
+	}
+	return m, nil
+}

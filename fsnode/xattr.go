@@ -1,0 +1,55 @@
+package fsnode
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// xattrPrefix is the namespace HDF5 attributes are shown in.
+const xattrPrefix = "user."
+
+// attributeTexts returns the attributes of o as readable text, by name.
+func attributeTexts(o *h5core.Object) (map[string]string, error) {
+	attrs, err := o.Attributes()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(attrs))
+	for _, a := range attrs {
+		v, err := a.Value()
+		if err != nil {
+			return nil, err
+		}
+		m[a.Name] = attrText(v)
+	}
+	return m, nil
+}
+
+// attrText renders an attribute value: strings as they are, anything else
+// as text.
+func attrText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// xattrNames lists the extended attribute names of o, NUL-terminated.
+func xattrNames(o *h5core.Object) ([]byte, error) {
+	m, err := attributeTexts(o)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b []byte
+	for _, n := range names {
+		b = append(append(append(b, xattrPrefix...), n...), 0)
+	}
+	return b, nil
+}
