@@ -1,0 +1,85 @@
+// Command h5fs shows HDF5 files as ordinary files: it lists and dumps
+// their objects and mounts them as a FUSE filesystem.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand of h5fs.
+type command struct {
+	name  string
+	usage string
+	run   func(args []string, stdout io.Writer) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"ls", "ls [-r] [-v] [--json] FILE [HDF5PATH]   list objects", runLs},
+		{"dump", "dump [--raw] FILE HDF5PATH             print a dataset (--raw: packed little-endian bytes)", runDump},
+		{"demo", "demo                                   run h5fs on its built-in sample file", runDemo},
+	}
+}
+
+// errUsage makes main print the usage and exit with status 2.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: h5fs COMMAND [ARGS]")
+	for _, c := range commands {
+		fmt.Fprintln(w, "  h5fs "+c.usage)
+	}
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage(os.Stderr)
+		os.Exit(2)
+	}
+	for _, c := range commands {
+		if c.name == os.Args[1] {
+			err := c.run(os.Args[2:], os.Stdout)
+			if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(os.Stderr, "usage: h5fs "+c.usage)
+				os.Exit(2)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "h5fs:", err)
+				os.Exit(1)
+			}
+			return
+		}
+	}
+	usage(os.Stderr)
+	os.Exit(2)
+}
+
+// flags returns a flag set that reports errors instead of exiting.
+func flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseInterspersed parses flags that may appear between positional
+// arguments and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%v: %w", err, errUsage)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
