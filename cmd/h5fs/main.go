@@ -23,7 +23,9 @@ func init() {
 	commands = []command{
 		{"ls", "ls [-r] [-v] [--json] FILE [HDF5PATH]   list objects", runLs},
 		{"dump", "dump [--raw] FILE HDF5PATH             print a dataset (--raw: packed little-endian bytes)", runDump},
-		{"demo", "demo                                   run h5fs on its built-in sample file", runDemo},
+		{"cat", "cat FILE VIEWPATH                      print a file of the mount without mounting", runCat},
+		{"mount", "mount [-o ro] FILE MOUNTPOINT          mount FILE (foreground; stop with umount or Ctrl-C)", runMount},
+		{"demo", "demo [MOUNTPOINT]                      list and mount the built-in sample file", runDemo},
 	}
 }
 
