@@ -1,0 +1,121 @@
+package fusetest
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/h5fs/h5fs/fsnode"
+)
+
+// Expected is the part of a fixture's <name>.expected.json the kernel
+// tests check (see shared/fixtures/README.md).
+type Expected struct {
+	Kind   string          `json:"kind"`
+	Tables []ExpectedTable `json:"tables"`
+	Others []ExpectedObj   `json:"other_objects"`
+}
+
+// ExpectedTable is one table of a fixture.
+type ExpectedTable struct {
+	Path         string           `json:"path"`
+	NRows        int64            `json:"nrows"`
+	ColumnOrder  []string         `json:"column_order"`
+	IndexColumns []string         `json:"index_columns"`
+	Columns      []ExpectedColumn `json:"columns"`
+}
+
+// ExpectedColumn is one column of a table.
+type ExpectedColumn struct {
+	Name      string         `json:"name"`
+	Kind      string         `json:"kind"`
+	DType     map[string]any `json:"dtype"`
+	Values    []any          `json:"values"`
+	Head      []any          `json:"values_head"`
+	Tail      []any          `json:"values_tail"`
+	Labels    []any          `json:"labels"`
+	RawSHA256 string         `json:"raw_le_sha256"`
+}
+
+// ExpectedObj is a dataset or group beside the tables.
+type ExpectedObj struct {
+	Path   string  `json:"path"`
+	Type   string  `json:"type"`
+	Shape  []int64 `json:"shape"`
+	DType  string  `json:"dtype"`
+	Values any     `json:"values"`
+	SHA256 string  `json:"sha256_le"`
+}
+
+// LoadExpected reads the expected JSON beside an .h5 fixture; ok is false
+// when there is none.
+func LoadExpected(t testing.TB, h5 string) (*Expected, bool) {
+	b, err := os.ReadFile(strings.TrimSuffix(h5, ".h5") + ".expected.json")
+	if err != nil {
+		return nil, false
+	}
+	var e Expected
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	if err := d.Decode(&e); err != nil {
+		t.Fatalf("%s: %v", h5, err)
+	}
+	return &e, true
+}
+
+// MountPath returns where the mount at mp shows the HDF5 path p.
+func MountPath(mp, p string) string {
+	out := mp
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = filepath.Join(out, fsnode.EscapeName(c))
+		}
+	}
+	return out
+}
+
+// WholeTable returns the whole-table file of table path p in format ext:
+// <table>.<ext> beside the table's directory, _table.<ext> for the root.
+func WholeTable(mp, p, ext string) string {
+	if strings.Trim(p, "/") == "" {
+		return filepath.Join(mp, "_table."+ext)
+	}
+	return MountPath(mp, p) + "." + ext
+}
+
+// Numeric reports whether c holds plain numbers (ints or floats, no NaN or
+// infinity), and their count and sum when missing values are skipped.
+func (c ExpectedColumn) Numeric() (n int64, sum float64, ok bool) {
+	if (c.Kind != "int" && c.Kind != "float") || c.Values == nil {
+		return 0, 0, false
+	}
+	for _, v := range c.Values {
+		if v == nil {
+			continue
+		}
+		num, isNum := v.(json.Number)
+		if !isNum {
+			return 0, 0, false
+		}
+		f, err := num.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return 0, 0, false
+		}
+		n++
+		sum += f
+	}
+	return n, sum, true
+}
+
+// Int returns a JSON integer, or -1 for anything else.
+func Int(v any) int64 {
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+	}
+	return -1
+}
