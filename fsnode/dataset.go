@@ -11,7 +11,7 @@ func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 	if err != nil {
 		return []entry{{name: name + ".raw", file: errorFile(where+".raw", err)}}
 	}
-	return []entry{{name: name + ".raw", file: &file{path: where + ".raw", obj: o,
+	return []entry{{name: name + ".raw", file: &file{path: where + ".raw", attrs: o.Path,
 		newView: func() (View, error) { return rawView{ds}, nil }}}}
 }
 

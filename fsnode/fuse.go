@@ -10,8 +10,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-
-	"github.com/h5fs/h5fs/h5core"
 )
 
 // longTimeout is the entry and attribute timeout of everything whose
@@ -101,12 +99,12 @@ func (n *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOu
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.d.obj, attr, dest)
+	return n.t.getxattr(n.d.attrs, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.d.obj, dest)
+	return n.t.listxattr(n.d.attrs, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -144,12 +142,12 @@ func (n *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.f.obj, attr, dest)
+	return n.t.getxattr(n.f.attrs, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.f.obj, dest)
+	return n.t.listxattr(n.f.attrs, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -201,15 +199,15 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	return longTimeout
 }
 
-// getxattr serves user.<attribute> of object o.
-func (t *Tree) getxattr(o *h5core.Object, attr string, dest []byte) (uint32, syscall.Errno) {
+// getxattr serves user.<attribute> of the object at HDF5 path o.
+func (t *Tree) getxattr(o string, attr string, dest []byte) (uint32, syscall.Errno) {
 	name, ok := strings.CutPrefix(attr, xattrPrefix)
-	if o == nil || !ok {
+	if o == "" || !ok {
 		return 0, syscall.ENODATA
 	}
-	m, err := attributeTexts(o)
+	m, err := t.attributeTexts(o)
 	if err != nil {
-		t.opt.Log.Printf("h5fs: %s: attributes: %v", o.Path, err)
+		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
 		return 0, syscall.EIO
 	}
 	v, ok := m[name]
@@ -219,16 +217,17 @@ func (t *Tree) getxattr(o *h5core.Object, attr string, dest []byte) (uint32, sys
 	return copyXattr(dest, []byte(v))
 }
 
-// listxattr lists the extended attributes of object o.
-func (t *Tree) listxattr(o *h5core.Object, dest []byte) (uint32, syscall.Errno) {
-	if o == nil {
+// listxattr lists the extended attributes of the object at HDF5 path o.
+func (t *Tree) listxattr(o string, dest []byte) (uint32, syscall.Errno) {
+	if o == "" {
 		return 0, 0
 	}
-	b, err := xattrNames(o)
+	m, err := t.attributeTexts(o)
 	if err != nil {
-		t.opt.Log.Printf("h5fs: %s: attributes: %v", o.Path, err)
+		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
 		return 0, syscall.EIO
 	}
+	b := xattrNames(m)
 	return copyXattr(dest, b)
 }
 

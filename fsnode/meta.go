@@ -5,14 +5,42 @@ import (
 	"fmt"
 
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
 )
 
 // objectMeta is the content of a directory's .meta.json.
 type objectMeta struct {
 	Path       string            `json:"path"`
 	Kind       string            `json:"kind"`
+	Error      string            `json:"error,omitempty"`
 	Attributes map[string]string `json:"attributes"`
+	Table      *tableMeta        `json:"table,omitempty"`
 	Links      []linkMeta        `json:"links,omitempty"`
+}
+
+// tableMeta describes a table and its columns in view order.
+type tableMeta struct {
+	Kind         string       `json:"kind"`
+	NRows        int64        `json:"nrows"`
+	Version      string       `json:"version,omitempty"`
+	IndexColumns []string     `json:"index_columns,omitempty"`
+	Index        string       `json:"index,omitempty"`
+	Columns      []columnMeta `json:"columns"`
+	Findings     []string     `json:"findings,omitempty"`
+}
+
+// columnMeta describes one column of a table.
+type columnMeta struct {
+	Name       string `json:"name"`
+	Shown      string `json:"shown_as"`
+	Path       string `json:"hdf5_path"`
+	Type       string `json:"dtype"`
+	Logical    string `json:"logical"`
+	ElemSize   int    `json:"raw_elem_size"`
+	Nullable   bool   `json:"nullable"`
+	Fill       string `json:"fill,omitempty"`
+	Units      string `json:"units,omitempty"`
+	IndexLevel int    `json:"index_level"`
 }
 
 // linkMeta describes one link of a group and the object it points at.
@@ -38,13 +66,17 @@ type datasetMeta struct {
 	Attributes map[string]string `json:"attributes"`
 }
 
-// metaEntry is the .meta.json file of directory d, which shows object o.
-func (t *Tree) metaEntry(d *dir, o *h5core.Object) entry {
-	return entry{name: metaName, file: &file{path: t.f.Name() + ":" + o.Path + "/" + metaName,
+// metaEntry is the .meta.json file of the directory of object o (which
+// shows table tb, if not nil).
+func (t *Tree) metaEntry(o *h5core.Object, tb *table.Table) entry {
+	return entry{name: metaName, file: &file{path: t.f.Name() + ":" + o.Path + " " + metaName,
 		newView: func() (View, error) {
 			m, err := t.describe(o)
 			if err != nil {
 				return nil, err
+			}
+			if tb != nil {
+				m.Table = describeTable(tb)
 			}
 			b, err := json.MarshalIndent(m, "", "  ")
 			return bytesView(append(b, '\n')), err
@@ -58,6 +90,9 @@ func (t *Tree) describe(o *h5core.Object) (*objectMeta, error) {
 		return nil, err
 	}
 	m := &objectMeta{Path: o.Path, Kind: o.Kind().String(), Attributes: attrs}
+	if err := t.failed[o.Path]; err != nil {
+		m.Error = err.Error()
+	}
 	links, err := o.Links()
 	if err != nil {
 		return nil, err
@@ -109,4 +144,18 @@ func describeDataset(o *h5core.Object) (*datasetMeta, error) {
 		m.Filters = append(m.Filters, f.ID)
 	}
 	return m, nil
+}
+
+// describeTable describes table tb.
+func describeTable(tb *table.Table) *tableMeta {
+	m := &tableMeta{Kind: tb.Kind, NRows: tb.NRows, Version: tb.Version, IndexColumns: tb.IndexColumns, Index: tb.Index,
+		Columns: []columnMeta{}}
+	for _, c := range tb.Columns {
+		m.Columns = append(m.Columns, columnMeta{Name: c.Name, Shown: EscapeName(c.Name), Path: c.Path, Type: c.HDF5Type,
+			Logical: c.Logical, ElemSize: c.ElemSize, Nullable: c.Nullable, Fill: c.FillText, Units: c.Units, IndexLevel: c.IndexLevel})
+	}
+	for _, f := range tb.Findings {
+		m.Findings = append(m.Findings, f.String())
+	}
+	return m
 }

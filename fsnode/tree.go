@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
 )
 
 // Options configure a Tree.
@@ -26,17 +29,25 @@ type Options struct {
 	// Mtime is the modification time of every node; zero means the HDF5
 	// file's.
 	Mtime time.Time
+	// Cache keeps the renderers' sizing passes across mounts; nil means
+	// none.
+	Cache *arrowexport.Cache
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
 // first asked for and then kept; files render their content on demand.
 type Tree struct {
-	f    *h5core.File
-	opt  Options
-	root *dir
+	f      *h5core.File
+	opt    Options
+	root   *dir
+	fileID *arrowexport.FileID     // identity of the HDF5 file, if it is one
+	tables map[string]*table.Table // tables by HDF5 path
+	failed map[string]error        // objects that are bad tables, by HDF5 path
 }
 
-// New returns the tree of f.
+// New returns the tree of f. It finds the file's tables first (leniently:
+// a table with problems is shown if its rows can be read); each table
+// that cannot be shown is logged, and its files fail with EIO.
 func New(f *h5core.File, opt Options) (*Tree, error) {
 	if opt.Log == nil {
 		opt.Log = log.Default()
@@ -48,9 +59,43 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{f: f, opt: opt}
-	t.root = t.groupDir(g)
+	tables, findings, err := table.Discover(f, table.Lenient)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{f: f, opt: opt, tables: map[string]*table.Table{}, failed: map[string]error{}}
+	if id, err := arrowexport.StatFileID(f.Name()); err == nil {
+		t.fileID = &id
+	}
+	for _, tb := range tables {
+		t.tables[tb.Path] = tb
+	}
+	for _, fd := range findings {
+		if fd.Severity == table.SevError && !t.inTable(fd.Path) {
+			opt.Log.Printf("h5fs: %s: %v", f.Name(), fd)
+			if _, seen := t.failed[fd.Path]; !seen {
+				t.failed[fd.Path] = errors.New(fd.String())
+			}
+		}
+	}
+	if tb := t.tables["/"]; tb != nil {
+		t.root = t.tableDir(g, tb)
+	} else {
+		t.root = t.groupDir(g)
+	}
 	return t, nil
+}
+
+// inTable reports whether HDF5 path p is a shown table or lies inside one.
+func (t *Tree) inTable(p string) bool {
+	for ; ; p = path.Dir(p) {
+		if t.tables[p] != nil {
+			return true
+		}
+		if p == "/" || p == "." || p == "" {
+			return false
+		}
+	}
 }
 
 // entry is one name in a directory: a directory, a file or a symbolic
@@ -62,10 +107,11 @@ type entry struct {
 	target string
 }
 
-// dir is a directory. obj, when set, supplies its extended attributes.
+// dir is a directory. attrs, when set, is the HDF5 path of the object
+// whose attributes are its extended attributes.
 type dir struct {
-	obj  *h5core.Object
-	list func() ([]entry, error)
+	attrs string
+	list  func() ([]entry, error)
 
 	once    sync.Once
 	entries []entry
@@ -116,8 +162,8 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 // file is a generated file. Its view is made on first use; finalize runs
 // the view's sizing pass once.
 type file struct {
-	path    string         // what the file shows, for messages
-	obj     *h5core.Object // supplies the extended attributes, if set
+	path    string // what the file shows, for messages
+	attrs   string // HDF5 path of the object supplying the xattrs, if set
 	newView func() (View, error)
 
 	mu        sync.Mutex

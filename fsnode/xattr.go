@@ -10,6 +10,16 @@ import (
 // xattrPrefix is the namespace HDF5 attributes are shown in.
 const xattrPrefix = "user."
 
+// attributeTexts returns the attributes of the object at HDF5 path p as
+// readable text, by name.
+func (t *Tree) attributeTexts(p string) (map[string]string, error) {
+	o, err := t.f.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return attributeTexts(o)
+}
+
 // attributeTexts returns the attributes of o as readable text, by name.
 func attributeTexts(o *h5core.Object) (map[string]string, error) {
 	attrs, err := o.Attributes()
@@ -36,12 +46,9 @@ func attrText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// xattrNames lists the extended attribute names of o, NUL-terminated.
-func xattrNames(o *h5core.Object) ([]byte, error) {
-	m, err := attributeTexts(o)
-	if err != nil {
-		return nil, err
-	}
+// xattrNames lists extended attribute names for attributes m,
+// NUL-terminated, sorted.
+func xattrNames(m map[string]string) []byte {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -51,5 +58,5 @@ func xattrNames(o *h5core.Object) ([]byte, error) {
 	for _, n := range names {
 		b = append(append(append(b, xattrPrefix...), n...), 0)
 	}
-	return b, nil
+	return b
 }
