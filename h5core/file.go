@@ -28,6 +28,7 @@ type File struct {
 	mu      sync.Mutex
 	gheaps  map[uint64]*globalHeap // global heap collections by address
 	headers map[uint64]*objectHeader
+	fheaps  map[uint64]*fractalHeap // fractal heap headers by address
 }
 
 // Options tune how a file is read.

@@ -1,6 +1,5 @@
 package h5core
 
-
 // fillValue is a decoded fill value message (0x0005) or old fill value
 // message (0x0004).
 type fillValue struct {

@@ -35,23 +35,12 @@ func parsePipeline(b []byte, at uint64) ([]Filter, error) { return []Filter{{}},
 func decodeChunk(p []Filter, mask uint32, data []byte, size int) ([]byte, error) {
 	return nil, errors.New("pending")
 }
-func (f *File) denseLinks(li *linkInfo) ([]Link, error) { return nil, errors.New("pending") }
-func (f *File) denseAttributes(ai *attrInfo) ([]*attrMessage, error) {
-	return nil, errors.New("pending")
-}
-func (f *File) fractalHeapObject(a uint64, id []byte) ([]byte, error) {
-	return nil, errors.New("pending")
-}
 func (f *File) newFixedArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	return nil, errors.New("pending")
 }
 func (f *File) newExtensibleArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	return nil, errors.New("pending")
 }
-func (f *File) newBtree2ChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
-	return nil, errors.New("pending")
-}
-
 func (t *Datatype) IsFixedSize() bool                        { return true }
 func (t *Datatype) toPackedLE(dst, src []byte, n int) []byte { return append(dst, src...) }
 func (t *Datatype) String() string                           { return "pending" }

@@ -11,29 +11,29 @@ import (
 
 // lsEntry is one object as `h5fs ls` reports it (text or JSON).
 type lsEntry struct {
-	Path       string      `json:"path"`
-	Kind       string      `json:"kind"` // group, dataset, datatype, softlink, externallink, error
-	Target     string      `json:"target,omitempty"`
-	File       string      `json:"file,omitempty"`
-	Error      string      `json:"error,omitempty"`
-	Shape      []uint64    `json:"shape,omitempty"`
-	MaxShape   []any       `json:"maxshape,omitempty"`
-	Scalar     bool        `json:"scalar,omitempty"`
-	Null       bool        `json:"null,omitempty"`
-	Type       string      `json:"type,omitempty"`
-	Class      string      `json:"class,omitempty"`
-	Size       int         `json:"element_size,omitempty"`
-	Layout     string      `json:"layout,omitempty"`
-	ChunkShape []uint64    `json:"chunks,omitempty"`
-	ChunkIndex string      `json:"chunk_index,omitempty"`
-	Filters    []lsFilter  `json:"filters,omitempty"`
-	Fill       any         `json:"fill_value,omitempty"`
-	Attributes []lsAttr    `json:"attributes,omitempty"`
-	Chunks     []lsChunk   `json:"chunk_list,omitempty"`
-	Storage    *lsStorage  `json:"storage,omitempty"`
-	children   []*lsEntry  // text output nesting
-	attrErr    string      // attribute decoding error (text)
-	chunkError string      // chunk listing error
+	Path       string     `json:"path"`
+	Kind       string     `json:"kind"` // group, dataset, datatype, softlink, externallink, error
+	Target     string     `json:"target,omitempty"`
+	File       string     `json:"file,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Shape      []uint64   `json:"shape,omitempty"`
+	MaxShape   []any      `json:"maxshape,omitempty"`
+	Scalar     bool       `json:"scalar,omitempty"`
+	Null       bool       `json:"null,omitempty"`
+	Type       string     `json:"type,omitempty"`
+	Class      string     `json:"class,omitempty"`
+	Size       int        `json:"element_size,omitempty"`
+	Layout     string     `json:"layout,omitempty"`
+	ChunkShape []uint64   `json:"chunks,omitempty"`
+	ChunkIndex string     `json:"chunk_index,omitempty"`
+	Filters    []lsFilter `json:"filters,omitempty"`
+	Fill       any        `json:"fill_value,omitempty"`
+	Attributes []lsAttr   `json:"attributes,omitempty"`
+	Chunks     []lsChunk  `json:"chunk_list,omitempty"`
+	Storage    *lsStorage `json:"storage,omitempty"`
+	children   []*lsEntry // text output nesting
+	attrErr    string     // attribute decoding error (text)
+	chunkError string     // chunk listing error
 	obj        *h5core.Object
 }
 
