@@ -25,6 +25,7 @@ func init() {
 		{"dump", "dump [--raw] FILE HDF5PATH             print a dataset (--raw: packed little-endian bytes)", runDump},
 		{"cat", "cat FILE VIEWPATH                      print a file of the mount without mounting", runCat},
 		{"mount", "mount [-o ro] FILE MOUNTPOINT          mount FILE (foreground; stop with umount or Ctrl-C)", runMount},
+		{"check", "check [--strict] [--verify-indexes] FILE  validate every table (HEP001 §12); exit 1 on a violation", runCheck},
 		{"demo", "demo [MOUNTPOINT]                      list and mount the built-in sample file", runDemo},
 	}
 }

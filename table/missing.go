@@ -1,0 +1,93 @@
+package table
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// missRule is how a column marks missing rows.
+type missRule uint8
+
+const (
+	missNone     missRule = iota
+	missBytes             // §8.5: the stored element equals the fill value bit for bit
+	missNaN               // §8.5 with a NaN fill: the element is a NaN
+	missString            // §8.5 for strings: the text (padding stripped) equals the fill's
+	missNegative          // anndata categorical codes: a negative code
+)
+
+// isNaNElem reports whether a stored float element is a NaN.
+func isNaNElem(t *h5core.Datatype, b []byte) bool {
+	return isIEEE(t) && math.IsNaN(decodeFloat(t, b))
+}
+
+// missingAt reports whether stored element i of raw is missing (for all
+// rules but missString, which needs decoded text).
+func (c *Column) missingAt(raw []byte, i int) bool {
+	size := c.src.size
+	e := raw[i*size : (i+1)*size]
+	switch c.miss {
+	case missBytes:
+		return bytes.Equal(e, c.Fill)
+	case missNaN:
+		return isNaNElem(c.Type, e)
+	case missNegative:
+		return decodeInt(c.Type, e) < 0
+	}
+	return false
+}
+
+// validity returns per-row validity for n rows starting at start (nil
+// when every row is valid) and the number of missing rows. strs holds the
+// decoded text of string columns.
+func (c *Column) validity(raw []byte, strs []string, start, n int64) ([]bool, int, error) {
+	if !c.Nullable {
+		return nil, 0, nil
+	}
+	var valid []bool
+	nulls := 0
+	mark := func(i int) {
+		if valid == nil {
+			valid = make([]bool, n)
+			for j := range valid {
+				valid[j] = true
+			}
+		}
+		if valid[i] {
+			valid[i] = false
+			nulls++
+		}
+	}
+	if c.mask != nil {
+		m, err := c.mask.read(start, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := 0; i < int(n); i++ {
+			if m[i*c.mask.size] != 0 {
+				mark(i)
+			}
+		}
+	}
+	switch c.miss {
+	case missNone:
+	case missString:
+		for i, s := range strs {
+			if s == c.fillS {
+				mark(i)
+			}
+		}
+	default:
+		for i := 0; i < int(n); i++ {
+			if c.missingAt(raw, i) {
+				mark(i)
+			}
+		}
+	}
+	if valid != nil && nulls == 0 {
+		valid = nil
+	}
+	return valid, nulls, nil
+}
