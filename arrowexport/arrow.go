@@ -1,0 +1,305 @@
+package arrowexport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// arrowLayoutVersion changes whenever the Arrow renderer's bytes change, so
+// cached layouts of older renderers are not used.
+const arrowLayoutVersion = "arrow-v1"
+
+// NewArrowView returns t as an Arrow IPC file (Feather v2): uncompressed,
+// one record batch per chunk-aligned row range (see Table), nulls for
+// missing values, dictionary arrays for categoricals, and the fields' and
+// table's metadata.
+//
+// When every column is fixed width and whether each batch has nulls is
+// known from metadata (non-nullable fields, or ChunkStats), the size is
+// exact at once: the layout is computed by writing same-shaped synthetic
+// batches, which arrow-go encodes to the same sizes and footer. Otherwise
+// Finalize reads every batch once.
+func NewArrowView(t *Table, opts Options) (View, error) {
+	rows, unit, err := checkTable(t)
+	if err != nil {
+		return nil, err
+	}
+	r := &arrowRenderer{t: t, schema: t.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	v := &framedView{
+		ext:      "arrow",
+		kind:     kindOf(arrowLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
+		opts:     opts,
+		estimate: r.estimate(),
+		plan:     r.readPlan,
+		render:   r.render,
+	}
+	r.view = v
+	if nulls, ok := r.knownShapes(); ok {
+		if l, err := r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) }); err == nil {
+			v.setLayout(l)
+		} else if opts.Logf != nil {
+			opts.Logf("arrowexport: arrow layout from metadata: %v", err)
+		}
+	}
+	return v, nil
+}
+
+type arrowRenderer struct {
+	t      *Table
+	view   *framedView
+	schema *arrow.Schema
+	rows   int64
+	unit   int64
+	nunits int
+	dicts  map[ColumnSource]arrow.Array // categoricals' dictionaries, for synthetic batches
+}
+
+// estimate is an upper bound of the file size for the usual types, used
+// until the layout is known.
+func (r *arrowRenderer) estimate() int64 {
+	perRow, perBatch := int64(0), int64(256)
+	for _, c := range r.t.Columns {
+		perBatch += 64
+		switch w := fixedBits(c.Field().Type); {
+		case w > 0:
+			perRow += (w+7)/8 + 1
+			perBatch += 16
+		default:
+			perRow += int64(stringBound(c)) + 5
+			perBatch += 24
+		}
+	}
+	return 4096 + 1024*int64(len(r.t.Columns)) + int64(r.nunits)*(perBatch+24) + r.rows*perRow
+}
+
+// fixedBits is the bit width of a fixed-width (or dictionary) type, or 0.
+func fixedBits(t arrow.DataType) int64 {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		t = d.IndexType
+	}
+	if fw, ok := t.(arrow.FixedWidthDataType); ok {
+		return int64(fw.BitWidth())
+	}
+	return 0
+}
+
+// knownShapes reports, for every unit and column, whether it has nulls,
+// when that and every column's width are known without reading data.
+func (r *arrowRenderer) knownShapes() ([][]bool, bool) {
+	out := make([][]bool, r.nunits)
+	for i := range out {
+		start, n := unitRange(i, r.unit, r.rows)
+		out[i] = make([]bool, len(r.t.Columns))
+		for j, c := range r.t.Columns {
+			if fixedBits(c.Field().Type) == 0 {
+				return nil, false
+			}
+			has, known := knownNulls(c, start, n, r.rows)
+			if !known {
+				return nil, false
+			}
+			out[i][j] = has
+		}
+	}
+	return out, true
+}
+
+// knownNulls reports whether rows [start, start+n) of c hold a null, and
+// whether that is known without reading them.
+func knownNulls(c ColumnSource, start, n, rows int64) (has, known bool) {
+	if !c.Field().Nullable {
+		return false, true
+	}
+	cs, ok := c.(ChunkStatsSource)
+	if !ok {
+		return false, false
+	}
+	cr := max(c.ChunkRows(), 1)
+	for k := start / cr; k*cr < start+n; k++ {
+		s, ok := cs.ChunkStats(k)
+		if !ok {
+			return false, false
+		}
+		if s.Nulls == 0 {
+			continue
+		}
+		cs, ce := k*cr, min((k+1)*cr, rows)
+		if cs >= start && ce <= start+n || s.Nulls == ce-cs {
+			return true, true
+		}
+		return false, false // some nulls, maybe outside the range
+	}
+	return false, true
+}
+
+// readPlan is the data pass: it writes every real batch through a
+// counting sink.
+func (r *arrowRenderer) readPlan() (*framedLayout, error) {
+	return r.layout(r.batch)
+}
+
+// batch reads unit i as a record batch.
+func (r *arrowRenderer) batch(i int) (arrow.RecordBatch, error) {
+	start, n := unitRange(i, r.unit, r.rows)
+	return r.t.readRecord(r.schema, start, n)
+}
+
+// layout writes a whole file of the given batches through a counting
+// sink and returns its head, batch sizes and footer.
+func (r *arrowRenderer) layout(batch func(int) (arrow.RecordBatch, error)) (*framedLayout, error) {
+	s := &captureSink{capture: true}
+	w, err := ipc.NewFileWriter(s, ipc.WithSchema(r.schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	l := &framedLayout{Units: make([]int64, 0, r.nunits)}
+	var prev int64
+	for i := 0; i < r.nunits; i++ {
+		rec, err := batch(i)
+		if err != nil {
+			return nil, err
+		}
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("arrowexport: writing batch %d: %w", i, err)
+		}
+		if i == 0 {
+			b := s.take()
+			h, err := firstBatchOffset(b)
+			if err != nil {
+				return nil, err
+			}
+			l.Head, prev = b[:h:h], h
+			s.capture = false
+		}
+		l.Units = append(l.Units, s.n-prev)
+		prev = s.n
+	}
+	s.capture = true
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	if r.nunits == 0 {
+		l.Head = s.take()
+	} else {
+		l.Foot = s.take()
+	}
+	return l, nil
+}
+
+// firstBatchOffset walks the IPC messages after the file magic and returns
+// the offset of the first record batch message.
+func firstBatchOffset(b []byte) (int64, error) {
+	const magic = 8 // "ARROW1" and 2 bytes of padding
+	for p := magic; p+8 <= len(b); {
+		if binary.LittleEndian.Uint32(b[p:]) != 0xFFFFFFFF {
+			return 0, fmt.Errorf("arrowexport: no IPC message at offset %d", p)
+		}
+		metaLen := int(binary.LittleEndian.Uint32(b[p+4:]))
+		mr := ipc.NewMessageReader(bytes.NewReader(b[p:]))
+		msg, err := mr.Message()
+		if err != nil {
+			mr.Release()
+			return 0, fmt.Errorf("arrowexport: IPC message at offset %d: %w", p, err)
+		}
+		typ, body := msg.Type(), msg.BodyLen()
+		mr.Release()
+		if typ == ipc.MessageRecordBatch {
+			return int64(p), nil
+		}
+		p += 8 + metaLen + int(body)
+	}
+	return 0, fmt.Errorf("arrowexport: no record batch in the first write")
+}
+
+// render returns the bytes of batch i's message: a fresh writer's output
+// for that one batch, less the head every such output starts with.
+func (r *arrowRenderer) render(i int) ([]byte, error) {
+	rec, err := r.batch(i)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(r.schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if err := w.Write(rec); err != nil {
+		return nil, fmt.Errorf("arrowexport: writing batch %d: %w", i, err)
+	}
+	b, head := buf.Bytes(), r.view.lay.Head
+	if !bytes.HasPrefix(b, head) {
+		return nil, fmt.Errorf("arrowexport: batch %d: schema or dictionaries differ from the file's", i)
+	}
+	return b[len(head):], nil
+}
+
+// synthetic returns a batch shaped like unit i (same lengths, same
+// presence of nulls) with zero values, for fixed-width columns.
+func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error) {
+	_, n := unitRange(i, r.unit, r.rows)
+	arrs := make([]arrow.Array, len(r.t.Columns))
+	defer func() { releaseAll(arrs) }()
+	for j, c := range r.t.Columns {
+		a, err := r.zeros(c, int(n), nulls[j])
+		if err != nil {
+			return nil, err
+		}
+		arrs[j] = a
+	}
+	return array.NewRecordBatch(r.schema, arrs, n), nil
+}
+
+// zeros returns n zero values of c's fixed-width type, the first null if
+// nulls is set. Categoricals get c's real dictionary, read once with row 0.
+func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, error) {
+	t := c.Field().Type
+	dt, isDict := t.(*arrow.DictionaryType)
+	if isDict {
+		t = dt.IndexType
+	}
+	var validity *memory.Buffer
+	nullCount := 0
+	if nulls && n > 0 {
+		bm := make([]byte, bitutil.BytesForBits(int64(n)))
+		bitutil.SetBitsTo(bm, 0, int64(n), true)
+		bitutil.ClearBit(bm, 0)
+		validity, nullCount = memory.NewBufferBytes(bm), 1
+	}
+	values := memory.NewBufferBytes(make([]byte, bitutil.BytesForBits(int64(n)*fixedBits(t))))
+	a := array.MakeFromData(array.NewData(t, n, []*memory.Buffer{validity, values}, nil, nullCount, 0))
+	if !isDict {
+		return a, nil
+	}
+	defer a.Release()
+	if r.dicts == nil {
+		r.dicts = make(map[ColumnSource]arrow.Array)
+	}
+	d := r.dicts[c]
+	if d == nil {
+		one, err := c.Read(0, 1)
+		if err != nil {
+			return nil, err
+		}
+		defer one.Release()
+		da, ok := one.(*array.Dictionary)
+		if !ok {
+			return nil, fmt.Errorf("arrowexport: column %q: Read returned %s for a dictionary field", c.Field().Name, one.DataType())
+		}
+		d = da.Dictionary()
+		d.Retain()
+		r.dicts[c] = d
+	}
+	return array.NewDictionaryArray(dt, a, d), nil
+}

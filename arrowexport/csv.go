@@ -1,0 +1,177 @@
+package arrowexport
+
+import (
+	"fmt"
+	"sync"
+)
+
+// csvLayoutVersion changes whenever the CSV renderer's bytes change.
+const csvLayoutVersion = "csv-v1"
+
+// csvBlockRows bounds the rows of one CSV block: the unit of the offset
+// table and of rendering.
+const csvBlockRows = 1 << 16
+
+// CSVView is a table (or one column) as CSV: a header line of column
+// names, then one line per row, fields separated by commas and lines ended
+// by "\n". Fields are quoted only when needed (RFC 4180); a missing value
+// is an empty field; an empty string is "" so that it differs from a
+// missing value, and so is a missing value that would otherwise leave a
+// blank line (one-column files), since CSV readers skip blank lines.
+//
+// Its exact size needs a data pass (Finalize), which also records the byte
+// offset of every block of rows, so ReadAt renders only the blocks around
+// the bytes asked for. Before Finalize, Size is an upper-bound estimate.
+type CSVView struct {
+	t      *Table
+	opts   Options
+	rows   int64
+	block  int64 // rows per block
+	header []byte
+	est    int64
+
+	fin    sync.Mutex // serializes Finalize
+	mu     sync.Mutex // guards starts
+	starts []int64 // byte offset of each block, then the file size; nil until final
+	blocks unitCache
+}
+
+// csvLayout is the cached result of the data pass.
+type csvLayout struct {
+	Starts []int64
+}
+
+// NewCSVView returns t as CSV. The size becomes exact with Finalize, or at
+// once if the cache holds the layout.
+func NewCSVView(t *Table, opts Options) (*CSVView, error) {
+	rows, unit, err := checkTable(t)
+	if err != nil {
+		return nil, err
+	}
+	v := &CSVView{t: t, opts: opts, rows: rows, block: max(unit, csvBlockRows/unit*unit)}
+	perRow := int64(0)
+	for i, c := range t.Columns {
+		if i > 0 {
+			v.header = append(v.header, ',')
+		}
+		v.header = appendQuoted(v.header, c.Field().Name)
+		perRow += csvFieldBound(c) + 1
+	}
+	v.header = append(v.header, '\n')
+	v.est = int64(len(v.header)) + rows*max(perRow, 3)
+	var l csvLayout
+	if opts.load(v.kind(), &l) && len(l.Starts) == numUnits(rows, v.block)+1 {
+		v.starts = l.Starts
+	}
+	return v, nil
+}
+
+func (v *CSVView) kind() string { return kindOf(csvLayoutVersion, fmt.Sprint(v.block)) }
+
+// Ext returns "csv".
+func (v *CSVView) Ext() string { return "csv" }
+
+// Size returns the exact size after Finalize, else the estimate.
+func (v *CSVView) Size() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.starts != nil {
+		return v.starts[len(v.starts)-1]
+	}
+	return v.est
+}
+
+// Exact reports whether the size is exact.
+func (v *CSVView) Exact() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.starts != nil
+}
+
+// Finalize renders every block once to measure it, unless the cache holds
+// the offsets.
+func (v *CSVView) Finalize() error {
+	v.fin.Lock()
+	defer v.fin.Unlock()
+	if v.Exact() {
+		return nil
+	}
+	nb := numUnits(v.rows, v.block)
+	starts := make([]int64, nb+1)
+	starts[0] = int64(len(v.header))
+	var buf []byte
+	for i := 0; i < nb; i++ {
+		var err error
+		if buf, err = v.renderBlock(i, buf[:0]); err != nil {
+			return err
+		}
+		starts[i+1] = starts[i] + int64(len(buf))
+	}
+	v.mu.Lock()
+	v.starts = starts
+	v.mu.Unlock()
+	v.opts.storeLogged(v.kind(), csvLayout{Starts: starts})
+	return nil
+}
+
+// ReadAt reads the CSV at off, rendering only the blocks it overlaps.
+func (v *CSVView) ReadAt(p []byte, off int64) (int, error) {
+	if err := v.Finalize(); err != nil {
+		return 0, err
+	}
+	v.mu.Lock()
+	starts := v.starts
+	v.mu.Unlock()
+	n, eof := clip(p, off, starts[len(starts)-1])
+	if n == 0 {
+		return 0, eof
+	}
+	p = p[:n]
+	if h := int64(len(v.header)); off < h {
+		c := copy(p, v.header[off:])
+		p, off = p[c:], off+int64(c)
+	}
+	if len(p) > 0 {
+		render := func(i int) ([]byte, error) {
+			b, err := v.renderBlock(i, nil)
+			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
+				err = fmt.Errorf("arrowexport: csv block %d rendered as %d bytes, layout has %d", i, len(b), starts[i+1]-starts[i])
+			}
+			return b, err
+		}
+		if err := v.blocks.readUnits(p, off, starts, render); err != nil {
+			return 0, err
+		}
+	}
+	return n, eof
+}
+
+// renderBlock appends the lines of block i to dst.
+func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
+	start, n := unitRange(i, v.block, v.rows)
+	arrs, err := v.t.readColumns(start, n)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(arrs)
+	fields := make([]fieldAppender, len(arrs))
+	for j, a := range arrs {
+		fields[j] = csvAppender(a)
+	}
+	for r := 0; r < int(n); r++ {
+		for j, a := range arrs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			if a.IsNull(r) {
+				if len(arrs) == 1 {
+					dst = append(dst, `""`...)
+				}
+				continue
+			}
+			dst = fields[j](dst, r)
+		}
+		dst = append(dst, '\n')
+	}
+	return dst, nil
+}

@@ -1,0 +1,210 @@
+package arrowexport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// parquetLayoutVersion changes whenever the Parquet renderer's bytes
+// change, so cached layouts of older renderers are not used.
+const parquetLayoutVersion = "parquet-v1"
+
+// parquetMagic starts and ends every Parquet file.
+const parquetMagic = "PAR1"
+
+// NewParquetView returns t as a Parquet file: one row group per
+// chunk-aligned row range (see Table), uncompressed PLAIN pages without
+// dictionary encoding, min/max statistics per row group, and the Arrow
+// schema stored in the key-value metadata (so readers get categoricals
+// back as dictionaries, and the fields' metadata).
+//
+// Row group bytes do not depend on where the row group sits in the file,
+// so the file is assembled from row groups rendered one at a time by fresh
+// writers, plus the footer. The footer and the row group sizes come from
+// one data pass (Finalize), kept in the cache; afterwards ReadAt renders
+// only the row groups it overlaps.
+func NewParquetView(t *Table, opts Options) (View, error) {
+	rows, unit, err := checkTable(t)
+	if err != nil {
+		return nil, err
+	}
+	r := &parquetRenderer{t: t, schema: t.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	if _, err := pqarrow.ToParquet(r.schema, r.props(), r.arrowProps()); err != nil {
+		return nil, fmt.Errorf("arrowexport: parquet schema: %w: %w", ErrUnsupported, err)
+	}
+	v := &framedView{
+		ext:      "parquet",
+		kind:     kindOf(parquetLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
+		opts:     opts,
+		estimate: r.estimate(),
+		plan:     r.plan,
+		render:   r.render,
+	}
+	if opts.load(v.kind, &framedLayout{}) {
+		if err := v.Finalize(); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+type parquetRenderer struct {
+	t      *Table
+	schema *arrow.Schema
+	rows   int64
+	unit   int64
+	nunits int
+}
+
+func (r *parquetRenderer) props() *parquet.WriterProperties {
+	return parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Uncompressed),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithEncoding(parquet.Encodings.Plain),
+		parquet.WithStats(true),
+		parquet.WithMaxRowGroupLength(max(r.unit, 1)),
+	)
+}
+
+func (r *parquetRenderer) arrowProps() pqarrow.ArrowWriterProperties {
+	return pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())
+}
+
+// estimate is an upper bound of the file size for the usual types, used
+// until the data pass.
+func (r *parquetRenderer) estimate() int64 {
+	perRow := int64(0)
+	for _, c := range r.t.Columns {
+		if w := fixedBits(c.Field().Type); w > 0 && c.Field().Type.ID() != arrow.DICTIONARY {
+			perRow += (w+7)/8 + 1
+		} else {
+			perRow += int64(stringBound(c)) + 5
+		}
+	}
+	perGroup := int64(len(r.t.Columns)) * 512
+	return 8192 + 2048*int64(len(r.t.Columns)) + int64(r.nunits)*perGroup + r.rows*perRow
+}
+
+// write writes row groups [from, to) of t through a new writer to w.
+func (r *parquetRenderer) write(w *captureSink, from, to int) (*pqarrow.FileWriter, error) {
+	fw, err := pqarrow.NewFileWriter(r.schema, w, r.props(), r.arrowProps())
+	if err != nil {
+		return nil, err
+	}
+	for i := from; i < to; i++ {
+		start, n := unitRange(i, r.unit, r.rows)
+		arrs, err := r.t.readColumns(start, n)
+		if err != nil {
+			fw.Close()
+			return nil, err
+		}
+		if err = fw.NewRowGroupChecked(); err == nil {
+			for _, a := range arrs {
+				if err = fw.WriteColumnData(a); err != nil {
+					break
+				}
+			}
+		}
+		releaseAll(arrs)
+		if err != nil {
+			fw.Close()
+			return nil, fmt.Errorf("arrowexport: writing row group %d: %w", i, err)
+		}
+	}
+	w.capture = true
+	if err := fw.Close(); err != nil {
+		return nil, err
+	}
+	return fw, nil
+}
+
+// plan is the data pass: it writes the whole file through a counting sink
+// and keeps the footer and the row group sizes.
+func (r *parquetRenderer) plan() (*framedLayout, error) {
+	s := &captureSink{}
+	fw, err := r.write(s, 0, r.nunits)
+	if err != nil {
+		return nil, err
+	}
+	tail := s.take()
+	foot, err := parquetFooter(tail)
+	if err != nil {
+		return nil, err
+	}
+	if r.nunits == 0 {
+		return &framedLayout{Head: []byte(parquetMagic), Foot: foot}, nil
+	}
+	md, err := fw.FileMetadata()
+	if err != nil {
+		return nil, err
+	}
+	starts := make([]int64, r.nunits+1)
+	for i := range r.nunits {
+		if starts[i], err = rowGroupStart(md, i); err != nil {
+			return nil, err
+		}
+	}
+	starts[r.nunits] = s.n - int64(len(foot))
+	if starts[0] != int64(len(parquetMagic)) {
+		return nil, fmt.Errorf("arrowexport: parquet row group 0 starts at %d", starts[0])
+	}
+	l := &framedLayout{Head: []byte(parquetMagic), Foot: foot, Units: make([]int64, r.nunits)}
+	for i := range l.Units {
+		l.Units[i] = starts[i+1] - starts[i]
+	}
+	return l, nil
+}
+
+// parquetFooter returns the footer at the end of b: the file metadata, its
+// length and the closing magic.
+func parquetFooter(b []byte) ([]byte, error) {
+	if len(b) < 8 || string(b[len(b)-4:]) != parquetMagic {
+		return nil, fmt.Errorf("arrowexport: parquet writer output ends without magic")
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:])) + 8
+	if n > len(b) {
+		return nil, fmt.Errorf("arrowexport: parquet footer length %d exceeds output", n)
+	}
+	return bytes.Clone(b[len(b)-n:]), nil
+}
+
+// rowGroupStart is the offset of row group i's first page.
+func rowGroupStart(md *metadata.FileMetaData, i int) (int64, error) {
+	rg := md.RowGroup(i)
+	start := int64(-1)
+	for j := 0; j < rg.NumColumns(); j++ {
+		cc, err := rg.ColumnChunk(j)
+		if err != nil {
+			return 0, err
+		}
+		off := cc.DataPageOffset()
+		if cc.HasDictionaryPage() {
+			off = min(off, cc.DictionaryPageOffset())
+		}
+		if start < 0 || off < start {
+			start = off
+		}
+	}
+	return start, nil
+}
+
+// render returns row group i as a fresh writer writes it after the magic.
+func (r *parquetRenderer) render(i int) ([]byte, error) {
+	s := &captureSink{capture: true}
+	if _, err := r.write(s, i, i+1); err != nil {
+		return nil, err
+	}
+	b := s.take()
+	foot, err := parquetFooter(b)
+	if err != nil {
+		return nil, err
+	}
+	return b[len(parquetMagic) : len(b)-len(foot)], nil
+}

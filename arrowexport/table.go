@@ -1,0 +1,123 @@
+package arrowexport
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Table is a set of columns of equal length, rendered together by the
+// whole-table views (and, with one column, by the column views).
+type Table struct {
+	// Columns in the order they are rendered.
+	Columns []ColumnSource
+	// Metadata is attached to the Arrow schema (and so to Parquet's
+	// key-value metadata); table attributes go here.
+	Metadata map[string]string
+}
+
+// maxUnitRows caps the rows of one record batch or row group, so that a
+// contiguous (one-chunk) column does not become one huge unit.
+const maxUnitRows = 1 << 20
+
+// checkTable validates t and returns its row count and unit size in rows.
+func checkTable(t *Table) (rows, unit int64, err error) {
+	if len(t.Columns) == 0 {
+		return 0, 0, fmt.Errorf("arrowexport: table has no columns")
+	}
+	rows = t.Columns[0].Len()
+	for _, c := range t.Columns {
+		if c.Len() != rows {
+			return 0, 0, fmt.Errorf("arrowexport: column %q has %d rows, column %q has %d",
+				c.Field().Name, c.Len(), t.Columns[0].Field().Name, rows)
+		}
+	}
+	return rows, unitRows(t.Columns), nil
+}
+
+// unitRows chooses the rows per unit: the least common multiple of the
+// columns' chunk lengths, so units are chunk-aligned for every column; or,
+// when that exceeds maxUnitRows, the largest chunk length (capped).
+func unitRows(cols []ColumnSource) int64 {
+	l, biggest := int64(1), int64(1)
+	for _, c := range cols {
+		r := max(c.ChunkRows(), 1)
+		biggest = max(biggest, r)
+		if l > 0 {
+			l = l / gcd(l, r) * r
+			if l > maxUnitRows {
+				l = 0
+			}
+		}
+	}
+	if l == 0 {
+		return min(biggest, maxUnitRows)
+	}
+	return l
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// unitRange returns the rows [start, start+n) of unit i.
+func unitRange(i int, unit, rows int64) (start, n int64) {
+	start = int64(i) * unit
+	return start, min(unit, rows-start)
+}
+
+// numUnits is the number of units of unit rows that hold rows rows.
+func numUnits(rows, unit int64) int { return int((rows + unit - 1) / unit) }
+
+// schema returns the Arrow schema of t.
+func (t *Table) schema() *arrow.Schema {
+	fields := make([]arrow.Field, len(t.Columns))
+	for i, c := range t.Columns {
+		fields[i] = c.Field()
+	}
+	var md *arrow.Metadata
+	if len(t.Metadata) > 0 {
+		m := arrow.MetadataFrom(t.Metadata)
+		md = &m
+	}
+	return arrow.NewSchema(fields, md)
+}
+
+// readColumns reads rows [start, start+n) of every column.
+func (t *Table) readColumns(start, n int64) ([]arrow.Array, error) {
+	arrs := make([]arrow.Array, 0, len(t.Columns))
+	for _, c := range t.Columns {
+		a, err := c.Read(start, n)
+		if err != nil {
+			releaseAll(arrs)
+			return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
+		}
+		if int64(a.Len()) != n {
+			a.Release()
+			releaseAll(arrs)
+			return nil, fmt.Errorf("column %q rows [%d,%d): read %d rows", c.Field().Name, start, start+n, a.Len())
+		}
+		arrs = append(arrs, a)
+	}
+	return arrs, nil
+}
+
+// readRecord reads rows [start, start+n) as a record batch of schema s.
+func (t *Table) readRecord(s *arrow.Schema, start, n int64) (arrow.RecordBatch, error) {
+	arrs, err := t.readColumns(start, n)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(arrs)
+	return array.NewRecordBatch(s, arrs, n), nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		a.Release()
+	}
+}
