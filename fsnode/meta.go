@@ -2,7 +2,6 @@ package fsnode
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/table"
@@ -62,8 +61,15 @@ type datasetMeta struct {
 	Layout     string            `json:"layout"`
 	Chunks     []uint64          `json:"chunks,omitempty"`
 	ChunkIndex string            `json:"chunk_index,omitempty"`
-	Filters    []uint16          `json:"filters,omitempty"`
+	Filters    []filterMeta      `json:"filters,omitempty"`
 	Attributes map[string]string `json:"attributes"`
+}
+
+// filterMeta is one filter of a dataset's pipeline.
+type filterMeta struct {
+	ID     uint16   `json:"id"`
+	Name   string   `json:"name,omitempty"`
+	Params []uint32 `json:"params,omitempty"`
 }
 
 // metaEntry is the .meta.json file of the directory of object o (which
@@ -128,7 +134,7 @@ func describeDataset(o *h5core.Object) (*datasetMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &datasetMeta{Shape: ds.Shape(), Type: fmt.Sprint(ds.Type), Layout: ds.Layout(), Attributes: attrs}
+	m := &datasetMeta{Shape: ds.Shape(), Type: ds.Type.String(), Layout: ds.Layout(), Attributes: attrs}
 	for _, d := range ds.MaxShape() {
 		if d == h5core.Unlimited {
 			m.MaxShape = append(m.MaxShape, nil)
@@ -141,7 +147,7 @@ func describeDataset(o *h5core.Object) (*datasetMeta, error) {
 		m.ChunkIndex = ds.ChunkIndexKind().String()
 	}
 	for _, f := range ds.Filters {
-		m.Filters = append(m.Filters, f.ID)
+		m.Filters = append(m.Filters, filterMeta{ID: f.ID, Name: f.Name, Params: f.ClientData})
 	}
 	return m, nil
 }

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -37,13 +36,13 @@ func attributeTexts(o *h5core.Object) (map[string]string, error) {
 	return m, nil
 }
 
-// attrText renders an attribute value: strings as they are, anything else
-// as text.
+// attrText renders an attribute value: a string as it is, anything else
+// as h5core formats values (numbers, [lists], {compounds}, enum names).
 func attrText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return fmt.Sprint(v)
+	return h5core.FormatValue(v)
 }
 
 // xattrNames lists extended attribute names for attributes m,
