@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"log"
+	"os"
 
 	"github.com/h5fs/h5fs/fsnode"
 	"github.com/h5fs/h5fs/h5core"
@@ -17,7 +19,7 @@ func runCat(args []string, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	tree, err := fsnode.New(f, fsnode.Options{})
+	tree, err := fsnode.New(f, treeOptions(log.New(os.Stderr, "", 0)))
 	if err != nil {
 		return err
 	}
@@ -25,6 +27,8 @@ func runCat(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(w, io.NewSectionReader(v, 0, v.Size()))
+	// Large reads: renderers work in blocks. (The wrapper hides
+	// SectionReader.WriteTo so that the buffer size is used.)
+	_, err = io.CopyBuffer(w, struct{ io.Reader }{io.NewSectionReader(v, 0, v.Size())}, make([]byte, 1<<20))
 	return err
 }

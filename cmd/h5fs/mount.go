@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/fsnode"
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -44,7 +45,7 @@ func runMount(args []string, w io.Writer) error {
 // serve mounts f at mountpoint, calls ready, and returns once the mount
 // is gone.
 func serve(f *h5core.File, mountpoint string, ready func()) error {
-	tree, err := fsnode.New(f, fsnode.Options{Log: log.New(os.Stderr, "", log.LstdFlags)})
+	tree, err := fsnode.New(f, treeOptions(log.New(os.Stderr, "", log.LstdFlags)))
 	if err != nil {
 		return err
 	}
@@ -77,4 +78,16 @@ func serve(f *h5core.File, mountpoint string, ready func()) error {
 			}
 		}
 	}
+}
+
+// treeOptions are the tree options of mount and cat: the renderers' sizing
+// cache in the user's cache directory (none if there is no such place).
+func treeOptions(l *log.Logger) fsnode.Options {
+	o := fsnode.Options{Log: l}
+	if c, err := arrowexport.NewCache(""); err == nil {
+		o.Cache = c
+	} else {
+		l.Printf("h5fs: no sizing cache: %v", err)
+	}
+	return o
 }
