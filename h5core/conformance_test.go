@@ -59,6 +59,17 @@ func TestH5pyIdentity(t *testing.T) {
 	ref := runH5pyDigest(t, files)
 	compared := 0
 	for _, fn := range files {
+		f, err := Open(fn)
+		if err != nil {
+			for _, raw := range ref[fn] {
+				var d h5pyDigest
+				if json.Unmarshal(raw, &d) == nil && d.SHA256 != "" {
+					t.Errorf("%v (h5py reads it)", err)
+					break
+				}
+			}
+			continue
+		}
 		for path, raw := range ref[fn] {
 			var want h5pyDigest
 			if json.Unmarshal(raw, &want) != nil || want.SHA256 == "" {
@@ -66,11 +77,6 @@ func TestH5pyIdentity(t *testing.T) {
 			}
 			compared++
 			t.Run(filepath.Base(fn)+path, func(t *testing.T) {
-				f, err := Open(fn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
 				o, err := f.Open(path)
 				if err != nil {
 					t.Fatal(err)
@@ -97,6 +103,7 @@ func TestH5pyIdentity(t *testing.T) {
 				}
 			})
 		}
+		f.Close()
 	}
 	t.Logf("compared %d datasets in %d files with h5py", compared, len(files))
 }

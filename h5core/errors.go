@@ -59,5 +59,19 @@ func withPath(err error, file, path string) error {
 		}
 		return &c
 	}
-	return fmt.Errorf("%s: %s: %w", file, path, err)
+	var oe *objectError
+	if errors.As(err, &oe) {
+		return err
+	}
+	return &objectError{file: file, path: path, err: err}
 }
+
+// objectError annotates an error that is not a FormatError with the file
+// and object it concerns.
+type objectError struct {
+	file, path string
+	err        error
+}
+
+func (e *objectError) Error() string { return e.file + ": " + e.path + ": " + e.err.Error() }
+func (e *objectError) Unwrap() error { return e.err }

@@ -28,6 +28,7 @@ type File struct {
 	mu      sync.Mutex
 	gheaps  map[uint64]*globalHeap // global heap collections by address
 	headers map[uint64]*objectHeader
+	links   map[uint64][]Link       // sorted links by group header address
 	fheaps  map[uint64]*fractalHeap // fractal heap headers by address
 }
 
@@ -62,7 +63,7 @@ func Open(name string) (*File, error) {
 // error messages only.
 func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error) {
 	f := &File{r: r, name: name, size: size,
-		gheaps: map[uint64]*globalHeap{}, headers: map[uint64]*objectHeader{}}
+		gheaps: map[uint64]*globalHeap{}, headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}}
 	if err := f.readSuperblock(); err != nil {
 		return nil, withPath(err, name, "superblock")
 	}

@@ -147,15 +147,32 @@ func (o *Object) OpenLink(l Link) (*Object, error) {
 }
 
 // Links returns the links of a group sorted by name. Objects that are not
-// groups have none.
+// groups have none. The result is cached per file and must not be
+// modified.
 func (o *Object) Links() ([]Link, error) {
+	f := o.f
+	f.mu.Lock()
+	links, ok := f.links[o.Addr]
+	f.mu.Unlock()
+	if ok {
+		return links, nil
+	}
 	links, err := o.links()
 	if err != nil {
 		return nil, o.err(err)
 	}
 	sort.Slice(links, func(i, j int) bool { return links[i].Name < links[j].Name })
+	f.mu.Lock()
+	if len(f.links) >= maxCachedGroups {
+		clear(f.links)
+	}
+	f.links[o.Addr] = links
+	f.mu.Unlock()
 	return links, nil
 }
+
+// maxCachedGroups bounds the per-file cache of group link lists.
+const maxCachedGroups = 4096
 
 func (o *Object) links() ([]Link, error) {
 	var links []Link

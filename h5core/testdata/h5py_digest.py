@@ -53,12 +53,24 @@ def packed_le(arr):
     return np.ascontiguousarray(out).tobytes()
 
 
+def has_bytes(dt):
+    """Whether dt holds fixed strings or opaque data anywhere."""
+    if dt.subdtype is not None:
+        return has_bytes(dt.subdtype[0])
+    if dt.names is not None:
+        return any(has_bytes(dt.fields[n][0]) for n in dt.names)
+    return dt.kind in "SV"
+
+
 def read_all(ds):
-    """The whole dataset; opaque data is read in its own file type, for
-    which h5py has no conversion path."""
-    if ds.dtype.kind == "V" and ds.dtype.names is None and ds.dtype.subdtype is None:
-        arr = np.empty(ds.shape, dtype=ds.dtype)
-        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, arr, ds.id.get_type())
+    """The whole dataset. Types holding fixed strings or opaque data are
+    read in the file's own type, without conversion, so the stored bytes
+    come back (libhdf5 would turn SPACEPAD padding into NULs, and has no
+    conversion path for opaque data)."""
+    if has_bytes(ds.dtype):
+        ftype = ds.id.get_type()
+        arr = np.empty(ds.shape, dtype=ftype.dtype)
+        ds.id.read(h5py.h5s.ALL, h5py.h5s.ALL, arr, ftype)
         return arr
     return ds[()]
 
