@@ -108,7 +108,7 @@ func (ds *Dataset) prefetch(idx chunkIndex, s, grid []uint64) {
 }
 
 // chunkData returns the decoded bytes of the chunk at scaled coordinates
-// s (the fill chunk when it was never written).
+// s, or nil when it was never written.
 func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 	key := chunkKey{ds.Addr, linear(s, grid)}
 	return ds.f.cache.get(key, func() ([]byte, error) {
@@ -118,7 +118,7 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 		}
 		want := ds.geom.chunkBytes()
 		if loc.addr == undefAddr {
-			return ds.fillChunkData(), nil
+			return nil, nil // never written: copyChunk fills
 		}
 		raw, err := ds.f.read(loc.addr, loc.size)
 		if err != nil {
@@ -138,19 +138,9 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 	})
 }
 
-// fillChunkData returns a chunk's worth of fill value, made once.
-func (ds *Dataset) fillChunkData() []byte {
-	ds.seqMu.Lock()
-	defer ds.seqMu.Unlock()
-	if ds.fillChunk == nil {
-		ds.fillChunk = make([]byte, ds.geom.chunkBytes())
-		fillRepeat(ds.fillChunk, ds.fill, 0)
-	}
-	return ds.fillChunk
-}
-
 // copyChunk copies the part of chunk s (decoded bytes data) that lies in
-// the byte range [off, off+len(p)) of the dataset into p.
+// the byte range [off, off+len(p)) of the dataset into p. A nil data is a
+// chunk that was never written: its part of p gets the fill value.
 func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, data []byte) {
 	g := ds.geom
 	rank := len(g.dims)
@@ -183,7 +173,11 @@ func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, data []byte) {
 		if b1 > off && b0 < end {
 			lo, hi := max(b0, off), min(b1, end)
 			src := cIdx*es + (lo - b0)
-			copy(p[lo-off:hi-off], data[src:src+(hi-lo)])
+			if data == nil {
+				fillRepeat(p[lo-off:hi-off], ds.fill, lo)
+			} else {
+				copy(p[lo-off:hi-off], data[src:src+(hi-lo)])
+			}
 		}
 		if b0 >= end {
 			return // later runs of this chunk lie further on

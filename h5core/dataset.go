@@ -24,7 +24,6 @@ type Dataset struct {
 	indexOnce sync.Once
 	index     chunkIndex
 	indexErr  error
-	fillChunk []byte
 
 	seqMu   sync.Mutex
 	seqNext int64 // where a sequential scan would read next
@@ -154,16 +153,12 @@ func (ds *Dataset) checkLayout() error {
 				return formatErr(ds.Addr, "chunk shape %v is too large", l.chunk)
 			}
 		}
-		if cb > maxChunkBytes {
-			return formatErr(ds.Addr, "chunk of %d bytes exceeds the %d-byte limit", cb, maxChunkBytes)
+		if cb > uint64(ds.f.maxChunk) {
+			return formatErr(ds.Addr, "chunk of %d bytes exceeds the %d-byte limit", cb, ds.f.maxChunk)
 		}
 	}
 	return nil
 }
-
-// maxChunkBytes is the largest decoded chunk h5core accepts (libhdf5's
-// limit is 4 GiB; real files stay far below).
-const maxChunkBytes = 1 << 31
 
 // Shape returns the current dimensions (nil for a scalar).
 func (ds *Dataset) Shape() []uint64 {

@@ -19,9 +19,10 @@ type File struct {
 	so   int // size of offsets
 	sl   int // size of lengths
 
-	sb    superblock
-	sohm  []sohmIndex
-	cache *chunkCache
+	sb       superblock
+	sohm     []sohmIndex
+	cache    *chunkCache
+	maxChunk int64 // Options.MaxChunkBytes
 
 	closer io.Closer
 
@@ -37,6 +38,10 @@ type Options struct {
 	// ChunkCacheBytes is the byte budget of the decoded-chunk cache shared by
 	// all datasets of the file. Zero means 64 MiB.
 	ChunkCacheBytes int64
+	// MaxChunkBytes is the largest decoded chunk accepted; datasets with
+	// larger chunks are refused. Zero means 1 GiB (libhdf5's own limit is
+	// 4 GiB; real files stay far below).
+	MaxChunkBytes int64
 }
 
 // Open opens the named HDF5 file for reading.
@@ -72,6 +77,10 @@ func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error)
 		budget = 64 << 20
 	}
 	f.cache = newChunkCache(budget)
+	f.maxChunk = opt.MaxChunkBytes
+	if f.maxChunk <= 0 {
+		f.maxChunk = 1 << 30
+	}
 	return f, nil
 }
 

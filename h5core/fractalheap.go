@@ -538,8 +538,8 @@ func (f *File) heapHuge(h *fractalHeap, id []byte) ([]byte, uint64, error) {
 	if !filtered {
 		return raw, addr, nil
 	}
-	if memSize > maxChunkBytes {
-		return nil, 0, formatErr(addr, "filtered huge object of %d bytes exceeds the %d-byte limit", memSize, maxChunkBytes)
+	if memSize > uint64(f.maxChunk) {
+		return nil, 0, formatErr(addr, "filtered huge object of %d bytes exceeds the %d-byte limit", memSize, f.maxChunk)
 	}
 	b, err := decodeChunk(h.filters, mask, raw, int(memSize))
 	if err != nil {

@@ -34,7 +34,7 @@ func fuzzSeeds(f *testing.F) {
 func FuzzOpen(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := NewFile(bytes.NewReader(b), int64(len(b)), "fuzz.h5", Options{ChunkCacheBytes: 4 << 20})
+		h, err := NewFile(bytes.NewReader(b), int64(len(b)), "fuzz.h5", Options{ChunkCacheBytes: 4 << 20, MaxChunkBytes: 4 << 20})
 		if err != nil {
 			return
 		}
@@ -60,5 +60,59 @@ func FuzzMessages(f *testing.F) {
 		h.parseLinkInfo(b, 0)
 		h.parseAttribute(b, 0)
 		h.parseAttrInfo(b, 0)
+	})
+}
+
+// rawFile wraps arbitrary bytes as a file with 8-byte offsets and lengths
+// and no superblock, so single structures can be decoded at address 0.
+func rawFile(b []byte) *File {
+	return &File{r: bytes.NewReader(b), size: int64(len(b)), name: "fuzz", so: 8, sl: 8,
+		headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}, cache: newChunkCache(1 << 20), maxChunk: 1 << 20}
+}
+
+// FuzzSuperblock decodes arbitrary bytes as a superblock (any version).
+func FuzzSuperblock(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 4096 {
+			b = b[:4096]
+		}
+		NewFile(bytes.NewReader(b), int64(len(b)), "fuzz", Options{})
+	})
+}
+
+// FuzzObjectHeader decodes arbitrary bytes as a v1 or v2 object header
+// with continuation chunks, then its dataset and group messages.
+func FuzzObjectHeader(f *testing.F) {
+	f.Add([]byte("OHDR\x02\x00\x10\x00\x01\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte{1, 0, 1, 0, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h := rawFile(b)
+		oh, err := h.readObjectHeader(0)
+		if err != nil {
+			return
+		}
+		o := &Object{f: h, Path: "/x", oh: oh}
+		o.Attributes()
+		o.Links()
+		if ds, err := o.Dataset(); err == nil {
+			ds.ReadValues(0, min(ds.NumElements(), 16))
+		}
+	})
+}
+
+// FuzzBtree1 walks arbitrary bytes as a v1 B-tree of either node type,
+// with a local heap and symbol nodes for group trees.
+func FuzzBtree1(f *testing.F) {
+	f.Add([]byte("TREE\x00\x00\x01\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"))
+	f.Add([]byte("TREE\x01\x00\x01\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h := rawFile(b)
+		h.walkBtree1(0, btree1Chunk, 8+8*3, func([]byte, uint64) error { return nil })
+		h.walkBtree1(0, btree1Group, 8, func([]byte, uint64) error { return nil })
+		if heap, err := h.readLocalHeap(0); err == nil {
+			heap.stringAt(0)
+			h.readSymbolNode(0, heap)
+		}
 	})
 }

@@ -90,7 +90,7 @@ func TestMalformed(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			f, err := NewFile(bytes.NewReader(b), int64(len(b)), filepath.Base(fn), Options{ChunkCacheBytes: 8 << 20})
+			f, err := NewFile(bytes.NewReader(b), int64(len(b)), filepath.Base(fn), Options{ChunkCacheBytes: 8 << 20, MaxChunkBytes: 64 << 20})
 			if err != nil {
 				t.Logf("open: %v", err)
 				return
