@@ -145,10 +145,19 @@ func (r *arrowRenderer) readPlan() (*framedLayout, error) {
 	return r.layout(r.batch)
 }
 
-// batch reads unit i as a record batch.
+// batch reads unit i as a record batch of canonical arrays.
 func (r *arrowRenderer) batch(i int) (arrow.RecordBatch, error) {
 	start, n := unitRange(i, r.unit, r.rows)
-	return r.t.readRecord(r.schema, start, n)
+	arrs, err := r.t.readColumns(start, n)
+	if err != nil {
+		return nil, err
+	}
+	for j, a := range arrs {
+		arrs[j] = canonical(a)
+		a.Release()
+	}
+	defer releaseAll(arrs)
+	return array.NewRecordBatch(r.schema, arrs, n), nil
 }
 
 // layout writes a whole file of the given batches through a counting
@@ -230,6 +239,7 @@ func (r *arrowRenderer) render(i int) ([]byte, error) {
 	}
 	defer rec.Release()
 	var buf bytes.Buffer
+	buf.Grow(len(r.view.lay.Head) + int(r.view.lay.Units[i]) + 64)
 	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(r.schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, err
@@ -297,8 +307,7 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 		if !ok {
 			return nil, fmt.Errorf("arrowexport: column %q: Read returned %s for a dictionary field", c.Field().Name, one.DataType())
 		}
-		d = da.Dictionary()
-		d.Retain()
+		d = canonical(da.Dictionary())
 		r.dicts[c] = d
 	}
 	return array.NewDictionaryArray(dt, a, d), nil

@@ -2,7 +2,9 @@ package arrowexport
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // csvLayoutVersion changes whenever the CSV renderer's bytes change.
@@ -32,7 +34,7 @@ type CSVView struct {
 
 	fin    sync.Mutex // serializes Finalize
 	mu     sync.Mutex // guards starts
-	starts []int64 // byte offset of each block, then the file size; nil until final
+	starts []int64    // byte offset of each block, then the file size; nil until final
 	blocks unitCache
 }
 
@@ -96,22 +98,58 @@ func (v *CSVView) Finalize() error {
 	if v.Exact() {
 		return nil
 	}
-	nb := numUnits(v.rows, v.block)
-	starts := make([]int64, nb+1)
-	starts[0] = int64(len(v.header))
-	var buf []byte
-	for i := 0; i < nb; i++ {
-		var err error
-		if buf, err = v.renderBlock(i, buf[:0]); err != nil {
-			return err
-		}
-		starts[i+1] = starts[i] + int64(len(buf))
+	starts, err := v.measure()
+	if err != nil {
+		return err
 	}
 	v.mu.Lock()
 	v.starts = starts
 	v.mu.Unlock()
 	v.opts.storeLogged(v.kind(), csvLayout{Starts: starts})
 	return nil
+}
+
+// measure renders every block once, on GOMAXPROCS goroutines, and
+// returns the byte offset of each block and the file size.
+func (v *CSVView) measure() ([]int64, error) {
+	nb := numUnits(v.rows, v.block)
+	lens := make([]int64, nb)
+	var (
+		next  atomic.Int64
+		first error
+		once  sync.Once
+		wg    sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), max(nb, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= nb {
+					return
+				}
+				var err error
+				if buf, err = v.renderBlock(i, buf[:0]); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(nb))
+					return
+				}
+				lens[i] = int64(len(buf))
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	starts := make([]int64, nb+1)
+	starts[0] = int64(len(v.header))
+	for i, n := range lens {
+		starts[i+1] = starts[i] + n
+	}
+	return starts, nil
 }
 
 // ReadAt reads the CSV at off, rendering only the blocks it overlaps.

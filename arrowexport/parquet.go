@@ -47,6 +47,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 		plan:     r.plan,
 		render:   r.render,
 	}
+	r.view = v
 	if opts.load(v.kind, &framedLayout{}) {
 		if err := v.Finalize(); err != nil {
 			return nil, err
@@ -56,6 +57,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 }
 
 type parquetRenderer struct {
+	view   *framedView
 	t      *Table
 	schema *arrow.Schema
 	rows   int64
@@ -197,7 +199,7 @@ func rowGroupStart(md *metadata.FileMetaData, i int) (int64, error) {
 
 // render returns row group i as a fresh writer writes it after the magic.
 func (r *parquetRenderer) render(i int) ([]byte, error) {
-	s := &captureSink{capture: true}
+	s := &captureSink{capture: true, buf: make([]byte, 0, r.sizeHint(i))}
 	if _, err := r.write(s, i, i+1); err != nil {
 		return nil, err
 	}
@@ -207,4 +209,11 @@ func (r *parquetRenderer) render(i int) ([]byte, error) {
 		return nil, err
 	}
 	return b[len(parquetMagic) : len(b)-len(foot)], nil
+}
+
+// sizeHint is the size of a fresh writer's output for row group i: the
+// row group and a footer no bigger than the file's.
+func (r *parquetRenderer) sizeHint(i int) int {
+	l := r.view.lay
+	return len(parquetMagic) + int(l.Units[i]) + len(l.Foot)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // Table is a set of columns of equal length, rendered together by the
@@ -104,16 +103,6 @@ func (t *Table) readColumns(start, n int64) ([]arrow.Array, error) {
 		arrs = append(arrs, a)
 	}
 	return arrs, nil
-}
-
-// readRecord reads rows [start, start+n) as a record batch of schema s.
-func (t *Table) readRecord(s *arrow.Schema, start, n int64) (arrow.RecordBatch, error) {
-	arrs, err := t.readColumns(start, n)
-	if err != nil {
-		return nil, err
-	}
-	defer releaseAll(arrs)
-	return array.NewRecordBatch(s, arrs, n), nil
 }
 
 func releaseAll(arrs []arrow.Array) {

@@ -1,0 +1,146 @@
+package arrowexport
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// oneShotParquet writes t with a single pqarrow writer.
+func oneShotParquet(t *testing.T, tbl *Table) []byte {
+	rows, unit, err := checkTable(tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &parquetRenderer{t: tbl, schema: tbl.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	s := &captureSink{capture: true}
+	if _, err := r.write(s, 0, r.nunits); err != nil {
+		t.Fatal(err)
+	}
+	return s.take()
+}
+
+func checkParquetFile(t *testing.T, tbl *Table, b []byte) {
+	t.Helper()
+	pf, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	rows, unit, _ := checkTable(tbl)
+	if pf.NumRowGroups() != numUnits(rows, unit) || pf.NumRows() != rows {
+		t.Fatalf("%d row groups, %d rows; want %d, %d", pf.NumRowGroups(), pf.NumRows(), numUnits(rows, unit), rows)
+	}
+	for i := range pf.NumRowGroups() {
+		rg := pf.MetaData().RowGroup(i)
+		for j := range rg.NumColumns() {
+			cc, _ := rg.ColumnChunk(j)
+			if set, _ := cc.StatsSet(); !set {
+				t.Fatalf("row group %d column %d: no statistics", i, j)
+			}
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	for j, c := range tbl.Columns {
+		gf, wf := got.Schema().Field(j), c.Field()
+		if gf.Name != wf.Name || !arrow.TypeEqual(gf.Type, wf.Type) || gf.Nullable != wf.Nullable {
+			t.Fatalf("field %v, want %v", gf, wf)
+		}
+		for k, key := range wf.Metadata.Keys() {
+			if v, ok := gf.Metadata.GetValue(key); !ok || v != wf.Metadata.Values()[k] {
+				t.Fatalf("field %s metadata %v, want %v", wf.Name, gf.Metadata, wf.Metadata)
+			}
+		}
+		col := got.Column(j).Data()
+		var at int64
+		for _, chunk := range col.Chunks() {
+			want, _ := c.Read(at, int64(chunk.Len()))
+			if !sameValues(chunk, want) {
+				t.Fatalf("column %s rows [%d,%d) differ", c.Field().Name, at, at+int64(chunk.Len()))
+			}
+			want.Release()
+			at += int64(chunk.Len())
+		}
+		if at != rows {
+			t.Fatalf("column %s: %d rows", c.Field().Name, at)
+		}
+	}
+}
+
+func TestParquetTable(t *testing.T) {
+	for _, rows := range []int{0, 1, 10007} {
+		tbl, _ := testTable(rows)
+		v, err := NewParquetView(tbl, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Exact() {
+			t.Fatal("exact before the data pass")
+		}
+		est := v.Size()
+		b := checkView(t, v)
+		if want := oneShotParquet(t, tbl); !bytes.Equal(b, want) {
+			t.Fatalf("%d rows: %d bytes differ from a one-shot writer's %d", rows, len(b), len(want))
+		}
+		if int64(len(b)) > est {
+			t.Errorf("%d rows: estimate %d below size %d", rows, est, len(b))
+		}
+		checkParquetFile(t, tbl, b)
+	}
+}
+
+func TestParquetCache(t *testing.T) {
+	cache, _ := NewCache(t.TempDir())
+	tbl, cols := testTable(4500)
+	opts := Options{Cache: cache, Key: FileID{Path: "/p.h5"}.Key("/t")}
+	v, _ := NewParquetView(tbl, opts)
+	b := checkView(t, v)
+	reads := cols["s"].reads
+	v2, _ := NewParquetView(tbl, opts)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads != reads {
+		t.Fatalf("cached parquet view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads-reads)
+	}
+	// the footer comes from the cache: reading it renders nothing
+	foot := make([]byte, 1000)
+	if _, err := v2.ReadAt(foot, v2.Size()-1000); err != nil || cols["s"].reads != reads {
+		t.Fatalf("reading the footer: %v, %d reads", err, cols["s"].reads-reads)
+	}
+	if !bytes.Equal(foot, b[len(b)-1000:]) {
+		t.Fatal("cached footer differs")
+	}
+}
+
+// sameValues compares arrays by value, dictionaries by their labels.
+func sameValues(a, b arrow.Array) bool {
+	da, ok1 := a.(*array.Dictionary)
+	db, ok2 := b.(*array.Dictionary)
+	if !ok1 || !ok2 {
+		return array.ApproxEqual(a, b, array.WithNaNsEqual(true))
+	}
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := range a.Len() {
+		if a.IsNull(i) != b.IsNull(i) {
+			return false
+		}
+		if !a.IsNull(i) && da.Dictionary().ValueStr(da.GetValueIndex(i)) != db.Dictionary().ValueStr(db.GetValueIndex(i)) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,74 @@
+package arrowexport
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
+)
+
+// TestHEP001Tables renders the HEP001 table of testdata/datasets.h5
+// (written by testdata/gen.py with h5py) through every view.
+func TestHEP001Tables(t *testing.T) {
+	f, err := h5core.Open("testdata/datasets.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, path := range []string{"/events"} {
+		tt, err := table.Open(f, path, table.Lenient)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		tbl := FromTable(tt)
+		cv, err := NewCSVView(tbl, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb := checkView(t, cv)
+		recs, err := csv.NewReader(bytes.NewReader(cb)).ReadAll()
+		if err != nil || int64(len(recs)) != tt.NRows+1 {
+			t.Fatalf("%s: CSV has %d records (%v), want %d", path, len(recs), err, tt.NRows+1)
+		}
+		pandasCSV(t, cb)
+		av, err := NewArrowView(tbl, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkArrowFile(t, tbl, checkView(t, av))
+		pv, err := NewParquetView(tbl, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		checkParquetFile(t, tbl, checkView(t, pv))
+		for _, c := range tbl.Columns {
+			one := &Table{Columns: []ColumnSource{c}}
+			cv, _ := NewCSVView(one, Options{})
+			checkView(t, cv)
+			if a, err := ColumnArray(c); err == nil {
+				rv, _ := NewRawView(a)
+				nv, _ := NewNpyView(a)
+				checkView(t, rv)
+				checkView(t, nv)
+			}
+		}
+	}
+}
+
+// pandasCSV has pandas read the events CSV and compare it with h5py.
+func pandasCSV(t *testing.T, b []byte) {
+	needPython(t, "pandas", "h5py")
+	p := filepath.Join(t.TempDir(), "events.csv")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(debianPython, "testdata/check_csv.py", "testdata/datasets.h5", p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("check_csv.py: %v\n%s", err, out)
+	}
+}
