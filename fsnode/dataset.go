@@ -1,25 +1,36 @@
 package fsnode
 
 import (
+	"errors"
+
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 )
 
-// datasetEntries returns the files of an ordinary dataset: name.raw,
-// name.csv and name.npy.
+// datasetEntries returns the files of an ordinary dataset: name.raw
+// (packed little-endian elements) and name.npy. A dataset whose elements
+// have no packed form (variable-length data) has neither; one that cannot
+// be read shows name.raw failing with EIO.
 func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
-	ds, err := o.Dataset()
+	a, err := datasetArray(o)
+	if errors.Is(err, arrowexport.ErrUnsupported) {
+		t.opt.Log.Printf("h5fs: %s: not shown: %v", where, err)
+		return nil
+	}
 	if err != nil {
 		return []entry{{name: name + ".raw", file: errorFile(where+".raw", err)}}
 	}
-	return []entry{{name: name + ".raw", file: &file{path: where + ".raw", attrs: o.Path,
-		newView: func() (View, error) { return rawView{ds}, nil }}}}
+	return []entry{
+		t.viewEntry(name+".raw", o.Path, func() (View, error) { return arrowexport.NewRawView(a) }),
+		t.viewEntry(name+".npy", o.Path, func() (View, error) { return arrowexport.NewNpyView(a) }),
+	}
 }
 
-// rawView serves a dataset's stored bytes. PENDING: replaced by
-// arrowexport's dataset views when they land.
-type rawView struct{ ds *h5core.Dataset }
-
-func (v rawView) Size() int64                             { return v.ds.Size() }
-func (v rawView) Exact() bool                             { return true }
-func (v rawView) Finalize() error                         { return nil }
-func (v rawView) ReadAt(p []byte, off int64) (int, error) { return v.ds.ReadAt(p, off) }
+// datasetArray returns dataset o as the renderers take it.
+func datasetArray(o *h5core.Object) (arrowexport.ArraySource, error) {
+	ds, err := o.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	return arrowexport.DatasetArray(ds)
+}

@@ -47,14 +47,15 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table) *dir {
 func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
 	name := EscapeName(c.Name)
 	key := tb.Path + "\x00" + c.Name
-	one := &arrowexport.Table{Columns: []arrowexport.ColumnSource{column{c}}}
+	src := arrowexport.TableColumn(c)
+	one := &arrowexport.Table{Columns: []arrowexport.ColumnSource{src}}
 	es := []entry{
 		t.viewEntry(name+".csv", c.Path, func() (View, error) { return arrowexport.NewCSVView(one, t.viewOptions(key)) }),
 		t.viewEntry(name+".arrow", c.Path, func() (View, error) { return arrowexport.NewArrowView(one, t.viewOptions(key)) }),
 	}
 	if c.ElemSize > 0 {
 		es = append(es, t.viewEntry(name+".raw", c.Path, func() (View, error) {
-			a, err := arrowexport.ColumnArray(column{c})
+			a, err := arrowexport.ColumnArray(src)
 			if err != nil {
 				return nil, err
 			}
@@ -67,10 +68,7 @@ func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
 // wholeTableEntries returns <stem>.csv, <stem>.arrow and <stem>.parquet:
 // the whole table, columns in view order.
 func (t *Tree) wholeTableEntries(stem string, tb *table.Table) []entry {
-	all := &arrowexport.Table{Metadata: tb.Attrs}
-	for _, c := range tb.Columns {
-		all.Columns = append(all.Columns, column{c})
-	}
+	all := arrowexport.FromTable(tb)
 	opt := t.viewOptions(tb.Path)
 	return []entry{
 		t.viewEntry(stem+".csv", tb.Path, func() (View, error) { return arrowexport.NewCSVView(all, opt) }),
@@ -94,15 +92,3 @@ func (t *Tree) viewOptions(key string) arrowexport.Options {
 	}
 	return o
 }
-
-// column is a table column as the renderers take it.
-type column struct{ *table.Column }
-
-// Len is the number of rows of the column's table.
-func (c column) Len() int64 { return c.Table().NRows }
-
-// ChunkRows is the column's natural batch length.
-func (c column) ChunkRows() int64 { return c.Column.ChunkRows }
-
-// ElemSize is the size of one packed raw element.
-func (c column) ElemSize() int { return c.Column.ElemSize }
