@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,10 +98,10 @@ func pythonChecks(mp string, exp *fusetest.Expected) []pyCheck {
 		for _, c := range tb.Columns {
 			col := filepath.Join(fusetest.MountPath(mp, tb.Path), fsnodeName(c.Name))
 			if n, sum, ok := c.Numeric(); ok {
-				nrows := tb.NRows
+				nrows, c := tb.NRows, c
 				checks = append(checks, pyCheck{Op: "read_csv", Path: fusetest.WholeTable(mp, tb.Path, "csv"), Column: c.Name,
 					want: func(r map[string]any) error {
-						if r["rows"] != float64(nrows) || r["count"] != float64(n) || !near(r["sum"].(float64), sum) {
+						if r["rows"] != float64(nrows) || r["count"] != float64(n) || !c.SumNear(r["sum"].(float64)) {
 							return fmt.Errorf("got %v, want rows %d count %d sum %g", r, nrows, n, sum)
 						}
 						return nil
@@ -149,5 +148,3 @@ func numpyType(dt map[string]any) string {
 	}
 	return ""
 }
-
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -6,7 +6,6 @@ package duckdb_test
 import (
 	"database/sql"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,7 +54,7 @@ func TestDuckDB(t *testing.T) {
 							t.Errorf("%s: %v", q, err)
 							continue
 						}
-						if rows != tb.NRows || cnt != n || math.Abs(got.Float64-sum) > 1e-9*math.Max(1, math.Abs(sum)) {
+						if rows != tb.NRows || cnt != n || !c.SumNear(got.Float64) {
 							t.Errorf("%s = %d, %d, %v; want %d, %d, %g", q, rows, cnt, got.Float64, tb.NRows, n, sum)
 						}
 					}

@@ -89,8 +89,25 @@ func WholeTable(mp, p, ext string) string {
 // Numeric reports whether c holds plain numbers (ints or floats, no NaN or
 // infinity), and their count and sum when missing values are skipped.
 func (c ExpectedColumn) Numeric() (n int64, sum float64, ok bool) {
+	n, sum, _, ok = c.numeric()
+	return n, sum, ok
+}
+
+// SumNear reports whether got is the sum of c's values, to the precision a
+// reader of their text (or float64) forms can reach: float32 text parsed
+// as float64 is off by up to 2^-24 of each value.
+func (c ExpectedColumn) SumNear(got float64) bool {
+	_, sum, abs, _ := c.numeric()
+	eps := 1e-12
+	if c.Kind == "float" && Int(c.DType["size"]) <= 4 {
+		eps = 1.0 / (1 << 23)
+	}
+	return math.Abs(got-sum) <= eps*abs+1e-9
+}
+
+func (c ExpectedColumn) numeric() (n int64, sum, abs float64, ok bool) {
 	if (c.Kind != "int" && c.Kind != "float") || c.Values == nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	for _, v := range c.Values {
 		if v == nil {
@@ -98,16 +115,17 @@ func (c ExpectedColumn) Numeric() (n int64, sum float64, ok bool) {
 		}
 		num, isNum := v.(json.Number)
 		if !isNum {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		f, err := num.Float64()
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		n++
 		sum += f
+		abs += math.Abs(f)
 	}
-	return n, sum, true
+	return n, sum, abs, true
 }
 
 // Int returns a JSON integer, or -1 for anything else.
