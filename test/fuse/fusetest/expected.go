@@ -26,6 +26,16 @@ type ExpectedTable struct {
 	ColumnOrder  []string         `json:"column_order"`
 	IndexColumns []string         `json:"index_columns"`
 	Columns      []ExpectedColumn `json:"columns"`
+	Index        json.RawMessage  `json:"index"` // pandas: the index column
+}
+
+// IndexColumnCount is the number of columns the table has besides
+// Columns (the pandas index).
+func (t ExpectedTable) IndexColumnCount() int {
+	if len(t.Index) > 0 && t.Index[0] == '{' {
+		return 1
+	}
+	return 0
 }
 
 // ExpectedColumn is one column of a table.
