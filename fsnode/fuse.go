@@ -189,7 +189,7 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 			return longTimeout
 		}
 		out.Size = uint64(v.Size())
-		if _, final := e.file.known(); !final && !v.Exact() {
+		if !e.file.isFinal() && !v.Exact() {
 			return 0
 		}
 	case e.dir == nil:

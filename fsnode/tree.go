@@ -160,7 +160,7 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 }
 
 // file is a generated file. Its view is made on first use; finalize runs
-// the view's sizing pass once.
+// the view's sizing pass once, without holding up stat calls meanwhile.
 type file struct {
 	path    string // what the file shows, for messages
 	attrs   string // HDF5 path of the object supplying the xattrs, if set
@@ -176,10 +176,6 @@ type file struct {
 func (t *Tree) get(f *file) (View, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return t.getLocked(f)
-}
-
-func (t *Tree) getLocked(f *file) (View, error) {
 	if f.view == nil && f.err == nil {
 		f.view, f.err = f.newView()
 		if f.err == nil && f.view == nil {
@@ -192,28 +188,32 @@ func (t *Tree) getLocked(f *file) (View, error) {
 	return f.view, f.err
 }
 
-// finalize returns the file's view with its exact size known.
+// finalize returns the file's view with its exact size known. The views
+// serialize their own sizing passes, so a pass runs without f.mu held.
 func (t *Tree) finalize(f *file) (View, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	v, err := t.getLocked(f)
-	if err != nil || f.finalized {
+	v, err := t.get(f)
+	if err != nil || f.isFinal() {
 		return v, err
 	}
-	if err := v.Finalize(); err != nil {
+	err = v.Finalize()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		if f.err == nil {
+			t.opt.Log.Printf("h5fs: %s: %v", f.path, err)
+		}
 		f.err = err
-		t.opt.Log.Printf("h5fs: %s: %v", f.path, err)
 		return nil, err
 	}
 	f.finalized = true
 	return v, nil
 }
 
-// known returns the view if it was made already, without making it.
-func (f *file) known() (View, bool) {
+// isFinal reports whether the file's exact size is known.
+func (f *file) isFinal() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.view, f.finalized
+	return f.finalized
 }
 
 // errorFile stands for an object that cannot be read: opening it fails.
