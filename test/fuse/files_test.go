@@ -24,7 +24,8 @@ func allFiles(t *testing.T) []string {
 func broken(name string) bool { return strings.HasPrefix(filepath.Base(name), "broken_") }
 
 // TestEveryFile reads every file of every mount: the size stat reports
-// after open equals the bytes read, random reads return the same bytes,
+// before open is exact or an upper bound (never 0 for content), after open
+// it equals the bytes read, random reads return the same bytes,
 // .meta.json is JSON, and only deliberately broken objects fail (EIO).
 func TestEveryFile(t *testing.T) {
 	for _, name := range allFiles(t) {
@@ -40,6 +41,10 @@ func TestEveryFile(t *testing.T) {
 					return nil
 				}
 				n++
+				before, err := os.Stat(p) // before any open: exact, or an upper-bound estimate
+				if err != nil {
+					t.Fatal(err)
+				}
 				data, err := os.ReadFile(p)
 				if err != nil {
 					if !broken(name) {
@@ -53,6 +58,9 @@ func TestEveryFile(t *testing.T) {
 				}
 				if st.Size() != int64(len(data)) {
 					t.Errorf("%s: stat size %d, read %d bytes", p, st.Size(), len(data))
+				}
+				if before.Size() < int64(len(data)) || (before.Size() == 0) != (len(data) == 0) {
+					t.Errorf("%s: stat size before open %d, content %d bytes", p, before.Size(), len(data))
 				}
 				checkRandomReads(t, p, data)
 				if filepath.Base(p) == ".meta.json" && !json.Valid(data) {
