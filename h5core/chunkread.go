@@ -27,23 +27,8 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 		return err
 	}
 	end := off + int64(len(p))
-	rowElems := int64(1)
-	for _, d := range g.dims[1:] {
-		rowElems *= int64(d)
-	}
-	rowBytes := rowElems * es
-	r0, r1 := off/rowBytes, (end-1)/rowBytes
-	c0, c1 := uint64(r0)/g.chunk[0], uint64(r1)/g.chunk[0]
 	grid := g.grid(g.dims)
-	var list [][]uint64
-	for c := c0; c <= c1; c++ {
-		sub := append([]uint64{1}, grid[1:]...)
-		eachScaled(sub, func(s []uint64) error {
-			s[0] = c
-			list = append(list, s)
-			return nil
-		})
-	}
+	list := g.chunksInRange(off/es, (end+es-1)/es, grid)
 
 	// Decode the chunks of this read in parallel, a window at a time.
 	var wg sync.WaitGroup
@@ -76,25 +61,80 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 	sequential := off == ds.seqNext
 	ds.seqNext = end
 	ds.seqMu.Unlock()
-	if sequential && c1+1 < grid[0] {
-		var next [][]uint64
-		for c := c1 + 1; c < grid[0] && len(next) < readAhead; c++ {
-			sub := append([]uint64{1}, grid[1:]...)
-			eachScaled(sub, func(s []uint64) error {
-				s[0] = c
-				if len(next) < readAhead {
-					next = append(next, s)
-				}
-				return nil
-			})
-		}
-		for _, s := range next {
+	if sequential {
+		e := (end + es - 1) / es
+		total := int64(ds.NumElements())
+		next := g.chunksInRange(e, min(total, e+int64(readAhead)*int64(g.chunkBytes()/g.elemSize)), grid)
+		for i, s := range next {
+			if i >= readAhead {
+				break
+			}
 			if !ds.f.cache.has(chunkKey{ds.Addr, linear(s, grid)}) {
 				go ds.prefetch(idx, s, grid)
 			}
 		}
 	}
 	return nil
+}
+
+// chunksInRange lists, in order of first use, the scaled coordinates of
+// the chunks holding the elements [e0, e1) of the row-major order. The
+// work is bounded by the number of elements, whatever the grid.
+func (g *chunkGeom) chunksInRange(e0, e1 int64, grid []uint64) [][]uint64 {
+	rank := len(g.dims)
+	last := int64(g.dims[rank-1])
+	if e1 <= e0 || last == 0 {
+		return nil
+	}
+	cl := int64(g.chunk[rank-1])
+	var list [][]uint64
+	seen := map[uint64]bool{}
+	coord := make([]uint64, rank)
+	first, lastRow := e0/last, (e1-1)/last
+	row := func(r int64) {
+		lo, hi := int64(0), last-1
+		if r == first {
+			lo = e0 % last
+		}
+		if r == lastRow {
+			hi = (e1 - 1) % last
+		}
+		rem := uint64(r)
+		for i := rank - 2; i >= 0; i-- {
+			coord[i] = (rem % g.dims[i]) / g.chunk[i]
+			rem /= g.dims[i]
+		}
+		for c := lo / cl; c <= hi/cl; c++ {
+			coord[rank-1] = uint64(c)
+			key := linear(coord, grid)
+			if !seen[key] {
+				seen[key] = true
+				list = append(list, append([]uint64(nil), coord...))
+			}
+		}
+	}
+	for r := first; r <= lastRow; {
+		// Rows r .. bandEnd lie in the same chunks along every dimension
+		// but the last; rows strictly between the first and last row of
+		// the range are whole rows, so visiting r, r+1 and bandEnd finds
+		// all of the band's chunks.
+		bandEnd := r
+		if rank >= 2 {
+			d, c := int64(g.dims[rank-2]), int64(g.chunk[rank-2])
+			in := r % d
+			bandEnd = r + min((in/c+1)*c, d) - in - 1
+		}
+		bandEnd = min(bandEnd, lastRow)
+		row(r)
+		if r+1 <= bandEnd {
+			row(r + 1)
+		}
+		if bandEnd > r+1 {
+			row(bandEnd)
+		}
+		r = bandEnd + 1
+	}
+	return list
 }
 
 // prefetch decodes a chunk into the cache, holding a decode slot.

@@ -91,6 +91,9 @@ func (o *Object) dataset() (*Dataset, error) {
 // readFill takes the fill value from the new or the old fill message.
 func (ds *Dataset) readFill() error {
 	size := int(ds.Type.Size)
+	if size > maxElementSize {
+		return formatErr(ds.Addr, "element size %d exceeds the %d-byte limit", size, maxElementSize)
+	}
 	ds.fill = make([]byte, size)
 	var fv *fillValue
 	if m := ds.oh.find(msgFillValue); m != nil {
@@ -159,6 +162,10 @@ func (ds *Dataset) checkLayout() error {
 	}
 	return nil
 }
+
+// maxElementSize bounds the size of one dataset element; real types are
+// far smaller, and a hostile one must not make a reader allocate.
+const maxElementSize = 64 << 20
 
 // Shape returns the current dimensions (nil for a scalar).
 func (ds *Dataset) Shape() []uint64 {

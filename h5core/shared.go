@@ -8,14 +8,17 @@ const (
 
 // sohmIndex is one index of the shared object header message table.
 type sohmIndex struct {
-	typeFlags uint16 // bit i: message type class i (dataspace, datatype, fill, pipeline, attribute)
+	typeFlags uint16 // which header message types the index holds (sohmTypeBit)
 	heapAddr  uint64
 }
 
-// sohmTypeBit maps header message types to the SOHM index flag bits.
-var sohmTypeBit = map[uint16]uint16{
-	msgDataspace: 1 << 0, msgDatatype: 1 << 1, msgFillValue: 1 << 2,
-	msgPipeline: 1 << 3, msgAttribute: 1 << 4,
+// sohmTypeBit returns the bit of an index's message type flags that
+// stands for a header message type: libhdf5 sets bit (message type).
+func sohmTypeBit(typ uint16) uint16 {
+	if typ >= 16 {
+		return 0
+	}
+	return 1 << typ
 }
 
 // readSOHMTable reads the shared message table named by a superblock
@@ -94,7 +97,7 @@ func (f *File) messageData(m message) ([]byte, uint64, error) {
 			return nil, 0, d.err
 		}
 		for _, ix := range f.sohm {
-			if ix.typeFlags&sohmTypeBit[m.typ] != 0 {
+			if ix.typeFlags&sohmTypeBit(m.typ) != 0 {
 				b, err := f.fractalHeapObject(ix.heapAddr, id)
 				return b, m.addr, err
 			}

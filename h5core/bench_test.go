@@ -1,0 +1,48 @@
+package h5core
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// benchFile opens a file made by bench/h5core_bench.sh in $BENCH_DIR
+// (default /tmp/h5fs-bench), or skips.
+func benchFile(b *testing.B, name string) *Dataset {
+	dir := os.Getenv("BENCH_DIR")
+	if dir == "" {
+		dir = "/tmp/h5fs-bench"
+	}
+	f, err := Open(filepath.Join(dir, name))
+	if err != nil {
+		b.Skipf("%v: run bench/h5core_bench.sh once to make the benchmark files", err)
+	}
+	b.Cleanup(func() { f.Close() })
+	o, err := f.Open("/x")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+func benchmarkWriteRaw(b *testing.B, name string) {
+	ds := benchFile(b, name)
+	b.SetBytes(ds.Size())
+	for b.Loop() {
+		if err := ds.WriteRaw(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteRawGzipShuffle streams 1e8 float64 stored in 1e6-element
+// chunks with gzip 4 + shuffle (decoded in parallel).
+func BenchmarkWriteRawGzipShuffle(b *testing.B) { benchmarkWriteRaw(b, "bench_gzip_shuffle.h5") }
+
+// BenchmarkWriteRawPlain streams 1e8 contiguous float64.
+func BenchmarkWriteRawPlain(b *testing.B) { benchmarkWriteRaw(b, "bench_plain.h5") }
