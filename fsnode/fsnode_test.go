@@ -97,3 +97,55 @@ func TestOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestNames checks escaped names, soft links and a hard-link cycle.
+func TestNames(t *testing.T) {
+	f, err := h5core.Open("testdata/names.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var walk func(d *dir, p string)
+	walk = func(d *dir, p string) {
+		es, err := tree.children(d)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, e := range es {
+			switch {
+			case e.dir != nil:
+				got[p+e.name] = "dir"
+				walk(e.dir, p+e.name+"/")
+			case e.file != nil:
+				got[p+e.name] = "file"
+			default:
+				got[p+e.name] = "-> " + e.target
+			}
+		}
+	}
+	walk(tree.root, "")
+	for p, want := range map[string]string{
+		"%2E..raw":       "file",
+		"%2Ehidden.npy":  "file",
+		"50%25.raw":      "file",
+		"tab%09here.raw": "file",
+		"café.raw":       "file",
+		"a":              "dir",
+		"a/x.raw":        "file",
+		"a/up":           "-> ..",
+		"soft":           "-> a",
+		"softx.raw":      "file",
+	} {
+		if got[p] != want {
+			t.Errorf("%s: %q, want %q", p, got[p], want)
+		}
+	}
+	if v, err := tree.Open("a/x.raw"); err != nil || v.Size() != 16 {
+		t.Errorf("a/x.raw: %v", err)
+	}
+}

@@ -10,11 +10,12 @@ import (
 // group: _table.csv, _table.arrow, _table.parquet at the mount root.
 const rootTableStem = "_table"
 
-// tableDir is the directory of table tb, shown from object o: its
-// columns' files, the table's other links as usual and, for the root
-// table, the whole-table files.
-func (t *Tree) tableDir(o *h5core.Object, tb *table.Table) *dir {
+// tableDir is the directory of table tb, shown from object o below
+// ancestors up: its columns' files, the table's other links as usual and,
+// for the root table, the whole-table files.
+func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 	d := &dir{attrs: o.Path}
+	me := up.with(o)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, tb)}
 		cols := map[string]bool{}
@@ -34,7 +35,7 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table) *dir {
 		}
 		for _, l := range links {
 			if !cols[o.Child(l.Name)] {
-				es = append(es, t.linkEntries(o, l)...)
+				es = append(es, t.linkEntries(o, l, me)...)
 			}
 		}
 		return es, nil

@@ -79,9 +79,9 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 		}
 	}
 	if tb := t.tables["/"]; tb != nil {
-		t.root = t.tableDir(g, tb)
+		t.root = t.tableDir(g, tb, nil)
 	} else {
-		t.root = t.groupDir(g)
+		t.root = t.groupDir(g, nil)
 	}
 	return t, nil
 }
