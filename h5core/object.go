@@ -101,7 +101,7 @@ func (f *File) open(path string, hops int) (*Object, error) {
 			}
 			o.Path = cur
 		default:
-			return nil, fmt.Errorf("%s: %s: %s link to %s:%s is not followed", f.name, cur, l.Type, l.File, l.Target)
+			return nil, fmt.Errorf("%s: %s: %s link to %s:%s: %w", f.name, cur, l.Type, l.File, l.Target, ErrLinkNotFollowed)
 		}
 	}
 	if cur == "" {
@@ -109,6 +109,10 @@ func (f *File) open(path string, hops int) (*Object, error) {
 	}
 	return o, nil
 }
+
+// ErrLinkNotFollowed is returned (wrapped) for external and user-defined
+// links: they are reported, never followed outside the file.
+var ErrLinkNotFollowed = errors.New("link not followed outside the file")
 
 // ErrNotFound is returned (wrapped) when a link name does not exist.
 var ErrNotFound = errors.New("not found")
@@ -143,7 +147,7 @@ func (o *Object) OpenLink(l Link) (*Object, error) {
 	case LinkSoft:
 		return o.f.Open(o.Child(l.Name))
 	}
-	return nil, fmt.Errorf("%s: %s: %s link is not followed", o.f.name, o.Child(l.Name), l.Type)
+	return nil, fmt.Errorf("%s: %s: %s link: %w", o.f.name, o.Child(l.Name), l.Type, ErrLinkNotFollowed)
 }
 
 // Links returns the links of a group sorted by name. Objects that are not

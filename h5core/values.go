@@ -23,6 +23,7 @@ const (
 	packSwap                 // reverse the bytes of each item (big-endian numbers)
 	packVAX                  // reverse the 16-bit words of each item (VAX floats)
 	packSub                  // apply sub to each item (arrays of compounds)
+	packBits                 // an integer narrower than its bytes: shift down, sign-extend
 )
 
 // packOp turns count consecutive items of size bytes, starting at byte off
@@ -34,6 +35,7 @@ type packOp struct {
 	size  int
 	count int
 	sub   []packOp
+	t     *Datatype // packBits: the integer type
 }
 
 // buildPack returns the ops that pack one element of t.
@@ -42,6 +44,11 @@ func (t *Datatype) buildPack() []packOp { return t.appendPack(nil, 0) }
 func (t *Datatype) appendPack(ops []packOp, off int) []packOp {
 	switch t.Class {
 	case ClassFixedPoint, ClassFloat, ClassTime, ClassBitfield:
+		if t.Class != ClassFloat && t.Size <= 8 && (t.BitOffset != 0 || t.Precision != 8*t.Size) {
+			// as libhdf5 converts it to a native integer: the value bits
+			// moved down to bit 0 and sign-extended
+			return append(ops, packOp{kind: packBits, off: off, size: t.Size, count: 1, t: t})
+		}
 		switch {
 		case t.ByteOrder == BigEndian && t.Size > 1:
 			return addPackOp(ops, packOp{kind: packSwap, off: off, size: t.Size, count: 1})
@@ -106,8 +113,8 @@ func (t *Datatype) packOps() []packOp {
 }
 
 // appendPackedLE appends one element as packed little-endian bytes:
-// numbers byte-swapped to little-endian (bits kept where they are when the
-// precision does not fill the element), compound fields packed in
+// numbers byte-swapped to little-endian (integers whose precision does not
+// fill their bytes shifted down and sign-extended, as libhdf5 reads them), compound fields packed in
 // declaration order, arrays element by element, strings, opaque data,
 // references and vlen heap ids as stored. elem is zero-extended if short.
 func (t *Datatype) appendPackedLE(dst, elem []byte) []byte {
@@ -137,7 +144,7 @@ func (t *Datatype) toPackedLE(dst, src []byte, n int) []byte {
 	start := len(dst)
 	dst = slices.Grow(dst, n*per)[:start+n*per]
 	out := dst[start:]
-	if len(ops) == 1 && ops[0].kind != packSub && ops[0].size*ops[0].count == t.Size {
+	if len(ops) == 1 && (ops[0].kind == packSwap || ops[0].kind == packVAX) && ops[0].size*ops[0].count == t.Size {
 		packItems(out, src, ops[0].kind, ops[0].size) // one run over the whole buffer
 		return dst
 	}
@@ -174,6 +181,21 @@ func packInto(out, elem []byte, ops []packOp) int {
 			for j := range op.count {
 				o += packInto(out[o:], src[j*op.size:(j+1)*op.size], op.sub)
 			}
+		case packBits:
+			t := op.t
+			var le [8]byte
+			copy(le[:], src)
+			if t.ByteOrder == BigEndian {
+				slices.Reverse(le[:op.size])
+			}
+			v := extractBits(le[:op.size], t.BitOffset, t.Precision)
+			if t.Signed && t.Precision > 0 && t.Precision < 64 && v>>(t.Precision-1)&1 != 0 {
+				v |= ^uint64(0) << t.Precision
+			}
+			for k := range op.size {
+				out[o+k] = byte(v >> (8 * k))
+			}
+			o += op.size
 		default:
 			packItems(out[o:o+len(src)], src, op.kind, op.size)
 			o += len(src)
@@ -363,7 +385,13 @@ func (t *Datatype) littleEndian(elem []byte) []byte {
 	if t.ByteOrder != BigEndian && t.ByteOrder != VAXOrder {
 		return elem
 	}
-	return t.appendPackedLE(nil, elem)
+	kind := packSwap
+	if t.ByteOrder == VAXOrder {
+		kind = packVAX
+	}
+	out := make([]byte, t.Size)
+	packItems(out, elem[:t.Size], kind, t.Size)
+	return out
 }
 
 // intValue decodes an integer (or bitfield, time, enum base) element.
