@@ -28,6 +28,8 @@ for c in json.load(sys.stdin):
             df = pd.read_csv(c["path"])
             s = df[c["column"]]
             r = {"rows": len(df), "count": int(s.count()), "sum": float(s.sum())}
+            if r["sum"] != r["sum"] or abs(r["sum"]) == float("inf"):
+                r["sum"] = repr(r["sum"])
         elif c["op"] == "fromfile":
             a = np.fromfile(c["path"], dtype=c["dtype"])
             r = {"n": len(a), "sha256": hashlib.sha256(a.tobytes()).hexdigest()}

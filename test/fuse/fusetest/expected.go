@@ -27,6 +27,27 @@ type ExpectedTable struct {
 	IndexColumns []string         `json:"index_columns"`
 	Columns      []ExpectedColumn `json:"columns"`
 	Index        json.RawMessage  `json:"index"` // pandas: the index column
+	Categories   []struct {
+		Path   string `json:"path"`
+		Labels []any  `json:"labels"`
+	} `json:"categories"`
+}
+
+// Label returns what a reader shows for row i of column c, whose expected
+// value is v: for a categorical column the label of the code, else v.
+func (t ExpectedTable) Label(c ExpectedColumn, i int, v any) any {
+	if c.Kind != "cat" || v == nil {
+		return v
+	}
+	if i < len(c.Labels) {
+		return c.Labels[i]
+	}
+	for _, k := range t.Categories {
+		if code := Int(v); k.Path == c.CategoriesPath && code >= 0 && code < int64(len(k.Labels)) {
+			return k.Labels[code]
+		}
+	}
+	return v
 }
 
 // IndexColumnCount is the number of columns the table has besides
@@ -40,14 +61,15 @@ func (t ExpectedTable) IndexColumnCount() int {
 
 // ExpectedColumn is one column of a table.
 type ExpectedColumn struct {
-	Name      string         `json:"name"`
-	Kind      string         `json:"kind"`
-	DType     map[string]any `json:"dtype"`
-	Values    []any          `json:"values"`
-	Head      []any          `json:"values_head"`
-	Tail      []any          `json:"values_tail"`
-	Labels    []any          `json:"labels"`
-	RawSHA256 string         `json:"raw_le_sha256"`
+	Name           string         `json:"name"`
+	Kind           string         `json:"kind"`
+	DType          map[string]any `json:"dtype"`
+	Values         []any          `json:"values"`
+	Head           []any          `json:"values_head"`
+	Tail           []any          `json:"values_tail"`
+	Labels         []any          `json:"labels"` // per row, for categoricals
+	CategoriesPath string         `json:"categories_path"`
+	RawSHA256      string         `json:"raw_le_sha256"`
 }
 
 // ExpectedObj is a dataset or group beside the tables.
@@ -97,7 +119,8 @@ func WholeTable(mp, p, ext string) string {
 }
 
 // Numeric reports whether c holds plain numbers (ints or floats, no NaN or
-// infinity), and their count and sum when missing values are skipped.
+// infinity, no integer beyond 2^53 that a float64 reader would round), and
+// their count and sum when missing values are skipped.
 func (c ExpectedColumn) Numeric() (n int64, sum float64, ok bool) {
 	n, sum, _, ok = c.numeric()
 	return n, sum, ok
@@ -128,7 +151,7 @@ func (c ExpectedColumn) numeric() (n int64, sum, abs float64, ok bool) {
 			return 0, 0, 0, false
 		}
 		f, err := num.Float64()
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || (c.Kind == "int" && math.Abs(f) > 1<<53) {
 			return 0, 0, 0, false
 		}
 		n++
