@@ -18,8 +18,9 @@ import (
 // fixtures is the shared fixture directory, relative to this package.
 const fixtures = "../../../../shared/fixtures/hep001"
 
-// TestDuckDB runs SELECT count(*), sum(x) over <table>.parquet and
-// <table>.csv for a numeric column of every table of every fixture.
+// TestDuckDB runs SELECT count(*), count(x), sum(x) over <table>.parquet
+// and <table>.csv for every table of every fixture, x its first plain
+// numeric column.
 func TestDuckDB(t *testing.T) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -38,27 +39,28 @@ func TestDuckDB(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			mp := fusetest.Mount(t, name, nil)
 			for _, tb := range exp.Tables {
-				for _, c := range tb.Columns {
-					n, sum, ok := c.Numeric()
-					if !ok || n == 0 {
+				// count(*) always; count and sum of the first plain numeric
+				// column when there is one (large tables give no full values)
+				col, n, sum := "NULL", int64(0), 0.0
+				var num *fusetest.ExpectedColumn
+				for i, c := range tb.Columns {
+					if cn, cs, ok := c.Numeric(); ok && cn > 0 {
+						col, n, sum, num = `"`+strings.ReplaceAll(c.Name, `"`, `""`)+`"`, cn, cs, &tb.Columns[i]
+						break
+					}
+				}
+				for _, ext := range []string{"parquet", "csv"} {
+					p := fusetest.WholeTable(mp, tb.Path, ext)
+					q := fmt.Sprintf("SELECT count(*), count(%s), sum(%s)::DOUBLE FROM read_%s('%s')", col, col, ext, strings.ReplaceAll(p, "'", "''"))
+					var rows, cnt int64
+					var got sql.NullFloat64
+					if err := db.QueryRow(q).Scan(&rows, &cnt, &got); err != nil {
+						t.Errorf("%s: %v", q, err)
 						continue
 					}
-					col := `"` + strings.ReplaceAll(c.Name, `"`, `""`) + `"`
-					for _, src := range []string{"read_parquet('%s')", "read_csv('%s')"} {
-						ext := strings.TrimPrefix(src[:strings.Index(src, "(")], "read_")
-						p := fusetest.WholeTable(mp, tb.Path, ext)
-						q := fmt.Sprintf("SELECT count(*), count(%s), sum(%s)::DOUBLE FROM "+src, col, col, strings.ReplaceAll(p, "'", "''"))
-						var rows, cnt int64
-						var got sql.NullFloat64
-						if err := db.QueryRow(q).Scan(&rows, &cnt, &got); err != nil {
-							t.Errorf("%s: %v", q, err)
-							continue
-						}
-						if rows != tb.NRows || cnt != n || !c.SumNear(got.Float64) {
-							t.Errorf("%s = %d, %d, %v; want %d, %d, %g", q, rows, cnt, got.Float64, tb.NRows, n, sum)
-						}
+					if rows != tb.NRows || cnt != n || (num != nil && !num.SumNear(got.Float64)) {
+						t.Errorf("%s = %d, %d, %v; want %d, %d, %g", q, rows, cnt, got.Float64, tb.NRows, n, sum)
 					}
-					break
 				}
 			}
 		})
