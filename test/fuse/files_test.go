@@ -3,12 +3,14 @@ package fuse_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
@@ -114,6 +116,18 @@ func checkRandomReads(t *testing.T, p string, whole []byte) {
 	}
 }
 
+// Files of the broken fixtures that must fail with EIO, and that must read.
+var (
+	failing = map[string][]string{
+		"broken_missing_nrows.h5":   {"t.csv", "t.parquet", "t/a.csv", "t/b.raw"},
+		"broken_extent_mismatch.h5": {"t.csv", "t.arrow", "t/a.csv"},
+		"broken_checksum.h5":        {"t"},
+	}
+	reading = map[string][]string{
+		"broken_wrong_class.h5": {"t/a.raw", "t/b.npy", "t/.meta.json"},
+	}
+)
+
 // TestBrokenFixtures: a bad table does not break the mount; the rest
 // lists, and the bad object's files fail with EIO.
 func TestBrokenFixtures(t *testing.T) {
@@ -128,6 +142,18 @@ func TestBrokenFixtures(t *testing.T) {
 			}
 			if _, err := os.ReadFile(filepath.Join(mp, ".meta.json")); err != nil {
 				t.Errorf("root .meta.json: %v", err)
+			}
+			// a bad table /t shows its files, failing with EIO; a CLASS
+			// that is not COLUMN_TABLE is no table, so plain files that read
+			for _, p := range failing[filepath.Base(name)] {
+				if _, err := os.ReadFile(filepath.Join(mp, p)); !errors.Is(err, syscall.EIO) {
+					t.Errorf("%s: %v, want EIO", p, err)
+				}
+			}
+			for _, p := range reading[filepath.Base(name)] {
+				if _, err := os.ReadFile(filepath.Join(mp, p)); err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
 			}
 		})
 	}
