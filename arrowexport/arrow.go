@@ -22,10 +22,11 @@ const arrowLayoutVersion = "arrow-v1"
 // table's metadata.
 //
 // When every column is fixed width and whether each batch has nulls is
-// known from metadata (non-nullable fields, or ChunkStats), the size is
-// exact at once: the layout is computed by writing same-shaped synthetic
-// batches, which arrow-go encodes to the same sizes and footer. Otherwise
-// Finalize reads every batch once.
+// known from metadata, the layout is computed by writing same-shaped
+// synthetic batches, which arrow-go encodes to the same sizes and footer
+// (see canonical): at once for non-nullable fields, in Finalize when
+// ChunkStats say which batches have nulls. Otherwise Finalize reads every
+// batch once.
 func NewArrowView(t *Table, opts Options) (View, error) {
 	rows, unit, err := checkTable(t)
 	if err != nil {
@@ -37,16 +38,19 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 		kind:     kindOf(arrowLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
 		opts:     opts,
 		estimate: r.estimate(),
-		plan:     r.readPlan,
+		plan:     r.plan,
 		render:   r.render,
 	}
 	r.view = v
-	if nulls, ok := r.knownShapes(); ok {
-		if l, err := r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) }); err == nil {
+	if r.fixedNonNull() {
+		if l, err := r.plan(); err == nil {
 			v.setLayout(l)
 		} else if opts.Logf != nil {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)
 		}
+	}
+	if !v.Exact() {
+		v.loadCached()
 	}
 	return v, nil
 }
@@ -58,7 +62,11 @@ type arrowRenderer struct {
 	rows   int64
 	unit   int64
 	nunits int
-	dicts  map[ColumnSource]arrow.Array // categoricals' dictionaries, for synthetic batches
+	dicts  []arrow.Array // categoricals' dictionaries by column, for synthetic batches
+	// zero and valid back every synthetic batch: zero values, and a
+	// validity bitmap whose first bit only is clear. Writers never
+	// change them, so batches share them.
+	zero, valid []byte
 }
 
 // estimate is an upper bound of the file size for the usual types, used
@@ -139,10 +147,26 @@ func knownNulls(c ColumnSource, start, n, rows int64) (has, known bool) {
 	return false, true
 }
 
-// readPlan is the data pass: it writes every real batch through a
-// counting sink.
-func (r *arrowRenderer) readPlan() (*framedLayout, error) {
+// plan computes the layout from synthetic batches when metadata gives
+// their shapes, else by a data pass that writes every real batch through
+// a counting sink.
+func (r *arrowRenderer) plan() (*framedLayout, error) {
+	if nulls, ok := r.knownShapes(); ok {
+		return r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) })
+	}
 	return r.layout(r.batch)
+}
+
+// fixedNonNull reports whether every column is fixed width and not
+// nullable, so the layout needs neither data nor ChunkStats (which may be
+// costly to get) and is computed when the view is made.
+func (r *arrowRenderer) fixedNonNull() bool {
+	for _, c := range r.t.Columns {
+		if fixedBits(c.Field().Type) == 0 || c.Field().Nullable {
+			return false
+		}
+	}
+	return true
 }
 
 // batch reads unit i as a record batch of canonical arrays.
@@ -262,7 +286,7 @@ func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error
 	arrs := make([]arrow.Array, len(r.t.Columns))
 	defer func() { releaseAll(arrs) }()
 	for j, c := range r.t.Columns {
-		a, err := r.zeros(c, int(n), nulls[j])
+		a, err := r.zeros(j, c, int(n), nulls[j])
 		if err != nil {
 			return nil, err
 		}
@@ -271,9 +295,10 @@ func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error
 	return array.NewRecordBatch(r.schema, arrs, n), nil
 }
 
-// zeros returns n zero values of c's fixed-width type, the first null if
-// nulls is set. Categoricals get c's real dictionary, read once with row 0.
-func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, error) {
+// zeros returns n zero values of the fixed-width type of c, column j, the
+// first null if nulls is set. Categoricals get c's real dictionary, read
+// once with row 0.
+func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls bool) (arrow.Array, error) {
 	t := c.Field().Type
 	dt, isDict := t.(*arrow.DictionaryType)
 	if isDict {
@@ -282,21 +307,28 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 	var validity *memory.Buffer
 	nullCount := 0
 	if nulls && n > 0 {
-		bm := make([]byte, bitutil.BytesForBits(int64(n)))
-		bitutil.SetBitsTo(bm, 0, int64(n), true)
-		bitutil.ClearBit(bm, 0)
-		validity, nullCount = memory.NewBufferBytes(bm), 1
+		size := int(bitutil.BytesForBits(int64(n)))
+		if len(r.valid) < size {
+			r.valid = make([]byte, size)
+			bitutil.SetBitsTo(r.valid, 0, int64(8*size), true)
+			bitutil.ClearBit(r.valid, 0)
+		}
+		validity, nullCount = memory.NewBufferBytes(r.valid[:size]), 1
 	}
-	values := memory.NewBufferBytes(make([]byte, bitutil.BytesForBits(int64(n)*fixedBits(t))))
+	size := int(bitutil.BytesForBits(int64(n) * fixedBits(t)))
+	if len(r.zero) < size {
+		r.zero = make([]byte, size)
+	}
+	values := memory.NewBufferBytes(r.zero[:size])
 	a := array.MakeFromData(array.NewData(t, n, []*memory.Buffer{validity, values}, nil, nullCount, 0))
 	if !isDict {
 		return a, nil
 	}
 	defer a.Release()
 	if r.dicts == nil {
-		r.dicts = make(map[ColumnSource]arrow.Array)
+		r.dicts = make([]arrow.Array, len(r.t.Columns))
 	}
-	d := r.dicts[c]
+	d := r.dicts[j]
 	if d == nil {
 		one, err := c.Read(0, 1)
 		if err != nil {
@@ -308,7 +340,7 @@ func (r *arrowRenderer) zeros(c ColumnSource, n int, nulls bool) (arrow.Array, e
 			return nil, fmt.Errorf("arrowexport: column %q: Read returned %s for a dictionary field", c.Field().Name, one.DataType())
 		}
 		d = canonical(da.Dictionary())
-		r.dicts[c] = d
+		r.dicts[j] = d
 	}
 	return array.NewDictionaryArray(dt, a, d), nil
 }

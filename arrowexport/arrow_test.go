@@ -104,8 +104,13 @@ func TestArrowExactFromMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !v.Exact() {
-			t.Fatalf("fixed-width columns with known nulls: not exact")
+		if err := v.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tbl.Columns {
+			if c.Field().Type.ID() != arrow.DICTIONARY && readsOf(c) != 0 {
+				t.Fatalf("column %s read by Finalize", c.Field().Name)
+			}
 		}
 		b := checkView(t, v)
 		if want := oneShotArrow(t, tbl); !bytes.Equal(b, want) {
@@ -137,10 +142,48 @@ func TestArrowNoNullsKnown(t *testing.T) {
 	c := &memColumn{field: arrow.Field{Name: "v", Type: arrow.PrimitiveTypes.Float32, Nullable: true}, arr: b.NewArray(), chunkRows: 1000}
 	tbl := &Table{Columns: []ColumnSource{withStats(c)}}
 	v, _ := NewArrowView(tbl, Options{})
-	if !v.Exact() || c.reads != 0 {
-		t.Fatalf("exact %v after %d reads", v.Exact(), c.reads)
+	if err := v.Finalize(); err != nil || c.reads.Load() != 0 {
+		t.Fatalf("Finalize: %v after %d reads", err, c.reads.Load())
 	}
 	if got := checkView(t, v); !bytes.Equal(got, oneShotArrow(t, tbl)) {
 		t.Fatal("differs from a one-shot writer")
 	}
+}
+
+func TestArrowCache(t *testing.T) {
+	cache, _ := NewCache(t.TempDir())
+	tbl, cols := testTable(3000)
+	opts := Options{Cache: cache, Key: FileID{Path: "/a.h5"}.Key("/t")}
+	v, _ := NewArrowView(tbl, opts)
+	b := checkView(t, v)
+	reads := cols["s"].reads.Load()
+	v2, _ := NewArrowView(tbl, opts)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads.Load() != reads {
+		t.Fatalf("cached arrow view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads.Load()-reads)
+	}
+	if got := checkView(t, v2); !bytes.Equal(got, b) {
+		t.Fatal("cached view renders other bytes")
+	}
+}
+
+// readsOf is the number of Read calls a test column has had.
+func readsOf(c ColumnSource) int64 {
+	switch c := c.(type) {
+	case *memColumn:
+		return c.reads.Load()
+	case statsMemColumn:
+		return c.reads.Load()
+	case rawMemColumn:
+		return c.reads.Load()
+	}
+	return -1
+}
+
+func TestArrowNonNullableExactAtOnce(t *testing.T) {
+	_, cols := testTable(5000)
+	v, _ := NewArrowView(&Table{Columns: []ColumnSource{cols["id"]}}, Options{})
+	if !v.Exact() || cols["id"].reads.Load() != 0 {
+		t.Fatalf("non-nullable fixed-width column: exact %v", v.Exact())
+	}
+	checkView(t, v)
 }

@@ -11,7 +11,8 @@ import (
 const csvLayoutVersion = "csv-v1"
 
 // csvBlockRows bounds the rows of one CSV block: the unit of the offset
-// table and of rendering.
+// table and of rendering. Blocks are whole units (chunk-aligned row
+// ranges) when units are shorter.
 const csvBlockRows = 1 << 16
 
 // CSVView is a table (or one column) as CSV: a header line of column
@@ -50,7 +51,11 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &CSVView{t: t, opts: opts, rows: rows, block: max(unit, csvBlockRows/unit*unit)}
+	block := int64(csvBlockRows)
+	if unit <= csvBlockRows {
+		block = csvBlockRows / unit * unit
+	}
+	v := &CSVView{t: t, opts: opts, rows: rows, block: block}
 	perRow := int64(0)
 	for i, c := range t.Columns {
 		if i > 0 {
@@ -68,7 +73,9 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 	return v, nil
 }
 
-func (v *CSVView) kind() string { return kindOf(csvLayoutVersion, fmt.Sprint(v.block)) }
+func (v *CSVView) kind() string {
+	return kindOf(csvLayoutVersion, arrowGoVersion(), fmt.Sprint(v.block))
+}
 
 // Ext returns "csv".
 func (v *CSVView) Ext() string { return "csv" }

@@ -127,13 +127,13 @@ func TestCSVCache(t *testing.T) {
 	opts := Options{Cache: cache, Key: FileID{Path: "/x.h5", Size: 1}.Key("/t")}
 	v, _ := NewCSVView(tbl, opts)
 	first := checkView(t, v)
-	reads := cols["x"].reads
+	reads := cols["x"].reads.Load()
 
 	v2, _ := NewCSVView(tbl, opts)
 	if !v2.Exact() || v2.Size() != int64(len(first)) {
 		t.Fatalf("cached view: exact %v size %d, want %d", v2.Exact(), v2.Size(), len(first))
 	}
-	if err := v2.Finalize(); err != nil || cols["x"].reads != reads {
+	if err := v2.Finalize(); err != nil || cols["x"].reads.Load() != reads {
 		t.Fatalf("Finalize with a cached layout read data (%v)", err)
 	}
 	// another file identity misses the cache

@@ -11,7 +11,7 @@ import (
 	"github.com/h5fs/h5fs/h5core"
 )
 
-var h5Datasets = []string{"f8_2d", "i4_chunked", "u1_3d_chunked", "be_i2", "be_f8_chunked", "str5",
+var h5Datasets = []string{"f8_2d", "i4_chunked", "u1_3d_chunked", "be_i2", "be_f8_chunked", "gz_f4", "str5",
 	"scalar", "compound_padded", "arr2", "enum"}
 
 // TestDatasetViews renders every dataset of testdata/datasets.h5 (written

@@ -16,5 +16,21 @@
 //
 // Inputs are small interfaces (ColumnSource, RawSource, ArraySource) so that
 // table columns, sparse COO columns and ordinary datasets all render through
-// the same code.
+// the same code. Adapters: FromTable and TableColumn (package table),
+// DatasetArray (h5core datasets), ColumnArray (fixed-width columns).
+//
+// A FUSE node uses a view like this:
+//
+//	id, _ := arrowexport.StatFileID(h5path)
+//	cache, _ := arrowexport.NewCache("") // $XDG_CACHE_HOME/h5fs
+//	opts := arrowexport.Options{Cache: cache, Key: id.Key(tbl.Path)}
+//	v, err := arrowexport.NewParquetView(arrowexport.FromTable(tbl), opts)
+//	// Getattr: v.Size(), with a zero attribute timeout while !v.Exact()
+//	// Open:    v.Finalize() (a data pass at most once per file version)
+//	// Read:    v.ReadAt(buf, off)
+//
+// Single-column views take a one-column Table; their Key should name the
+// column (id.Key(column.Path)) so that cache entries do not collide.
+// Views are safe for concurrent use; ColumnSource and ArraySource
+// implementations must be too.
 package arrowexport

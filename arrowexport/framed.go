@@ -52,6 +52,15 @@ func (v *framedView) setLayout(l *framedLayout) {
 	v.mu.Unlock()
 }
 
+// loadCached installs the layout the cache holds, if any, so that a view
+// of an unchanged file is exact from the start.
+func (v *framedView) loadCached() {
+	var l framedLayout
+	if v.opts.load(v.kind, &l) {
+		v.setLayout(&l)
+	}
+}
+
 // Ext returns the format's file name extension.
 func (v *framedView) Ext() string { return v.ext }
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,14 +22,14 @@ type memColumn struct {
 	raw       []byte // packed elements, when fixed width
 	elemSize  int
 	stats     map[int64]ChunkStats // nil: no ChunkStatsSource answers
-	reads     int                  // number of Read calls
+	reads     atomic.Int64         // number of Read calls
 }
 
 func (c *memColumn) Field() arrow.Field { return c.field }
 func (c *memColumn) Len() int64         { return int64(c.arr.Len()) }
 func (c *memColumn) ChunkRows() int64   { return c.chunkRows }
 func (c *memColumn) Read(start, n int64) (arrow.Array, error) {
-	c.reads++
+	c.reads.Add(1)
 	if start < 0 || start+n > c.Len() {
 		return nil, errors.New("rows out of range")
 	}
@@ -52,14 +54,44 @@ func (c statsMemColumn) ChunkStats(i int64) (ChunkStats, bool) {
 	return s, ok
 }
 
-// withStats fills c.stats with the true null count of every chunk.
+// withStats fills c.stats with the true stats of every chunk, as a
+// verified CHUNK_MINMAX index gives them.
 func withStats(c *memColumn) statsMemColumn {
 	c.stats = map[int64]ChunkStats{}
 	for k := int64(0); k*c.chunkRows < c.Len(); k++ {
 		var s ChunkStats
-		for i := k * c.chunkRows; i < min((k+1)*c.chunkRows, c.Len()); i++ {
-			if c.arr.IsNull(int(i)) {
+		for i := int(k * c.chunkRows); i < int(min((k+1)*c.chunkRows, c.Len())); i++ {
+			if c.arr.IsNull(i) {
 				s.Nulls++
+				continue
+			}
+			var v any
+			switch a := c.arr.(type) {
+			case *array.Int64:
+				v = a.Value(i)
+			case *array.Uint16:
+				v = uint64(a.Value(i))
+			case *array.Float32:
+				v = float64(a.Value(i))
+			case *array.Float64:
+				v = a.Value(i)
+			case *array.Boolean:
+				v = a.Value(i)
+			default:
+				continue
+			}
+			if f, ok := v.(float64); ok && math.IsNaN(f) {
+				s.NaNs++
+				continue
+			}
+			if s.Min == nil {
+				s.Min, s.Max = v, v
+			}
+			if l, _ := less(v, s.Min); l {
+				s.Min = v
+			}
+			if l, _ := less(s.Max, v); l {
+				s.Max = v
 			}
 		}
 		c.stats[k] = s

@@ -27,9 +27,13 @@ const parquetMagic = "PAR1"
 //
 // Row group bytes do not depend on where the row group sits in the file,
 // so the file is assembled from row groups rendered one at a time by fresh
-// writers, plus the footer. The footer and the row group sizes come from
-// one data pass (Finalize), kept in the cache; afterwards ReadAt renders
-// only the row groups it overlaps.
+// writers, plus the footer. Finalize computes the footer and the row group
+// sizes, and the cache keeps them; afterwards ReadAt renders only the row
+// groups it overlaps. When every column is fixed width and ChunkStats give
+// each row group's min and max and no nulls or NaNs, Finalize reads no
+// data: same-length synthetic row groups holding the min and max encode to
+// the same sizes, and to a footer with the real statistics (see
+// parquetstats.go). Otherwise it is one data pass.
 func NewParquetView(t *Table, opts Options) (View, error) {
 	rows, unit, err := checkTable(t)
 	if err != nil {
@@ -44,15 +48,11 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 		kind:     kindOf(parquetLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
 		opts:     opts,
 		estimate: r.estimate(),
-		plan:     r.plan,
+		plan:     r.planFromStatsOrData,
 		render:   r.render,
 	}
 	r.view = v
-	if opts.load(v.kind, &framedLayout{}) {
-		if err := v.Finalize(); err != nil {
-			return nil, err
-		}
-	}
+	v.loadCached()
 	return v, nil
 }
 
@@ -94,15 +94,21 @@ func (r *parquetRenderer) estimate() int64 {
 	return 8192 + 2048*int64(len(r.t.Columns)) + int64(r.nunits)*perGroup + r.rows*perRow
 }
 
-// write writes row groups [from, to) of t through a new writer to w.
-func (r *parquetRenderer) write(w *captureSink, from, to int) (*pqarrow.FileWriter, error) {
+// read returns the columns of row group i.
+func (r *parquetRenderer) read(i int) ([]arrow.Array, error) {
+	start, n := unitRange(i, r.unit, r.rows)
+	return r.t.readColumns(start, n)
+}
+
+// write writes row groups [from, to), whose columns come from read,
+// through a new writer to w.
+func (r *parquetRenderer) write(w *captureSink, from, to int, read func(int) ([]arrow.Array, error)) (*pqarrow.FileWriter, error) {
 	fw, err := pqarrow.NewFileWriter(r.schema, w, r.props(), r.arrowProps())
 	if err != nil {
 		return nil, err
 	}
 	for i := from; i < to; i++ {
-		start, n := unitRange(i, r.unit, r.rows)
-		arrs, err := r.t.readColumns(start, n)
+		arrs, err := read(i)
 		if err != nil {
 			fw.Close()
 			return nil, err
@@ -130,8 +136,14 @@ func (r *parquetRenderer) write(w *captureSink, from, to int) (*pqarrow.FileWrit
 // plan is the data pass: it writes the whole file through a counting sink
 // and keeps the footer and the row group sizes.
 func (r *parquetRenderer) plan() (*framedLayout, error) {
+	return r.layout(r.read)
+}
+
+// layout writes a whole file of row groups from read through a counting
+// sink and returns its footer and row group sizes.
+func (r *parquetRenderer) layout(read func(int) ([]arrow.Array, error)) (*framedLayout, error) {
 	s := &captureSink{}
-	fw, err := r.write(s, 0, r.nunits)
+	fw, err := r.write(s, 0, r.nunits, read)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +212,7 @@ func rowGroupStart(md *metadata.FileMetaData, i int) (int64, error) {
 // render returns row group i as a fresh writer writes it after the magic.
 func (r *parquetRenderer) render(i int) ([]byte, error) {
 	s := &captureSink{capture: true, buf: make([]byte, 0, r.sizeHint(i))}
-	if _, err := r.write(s, i, i+1); err != nil {
+	if _, err := r.write(s, i, i+1, r.read); err != nil {
 		return nil, err
 	}
 	b := s.take()

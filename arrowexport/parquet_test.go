@@ -3,6 +3,7 @@ package arrowexport
 import (
 	"bytes"
 	"context"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,7 +21,7 @@ func oneShotParquet(t *testing.T, tbl *Table) []byte {
 	}
 	r := &parquetRenderer{t: tbl, schema: tbl.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
 	s := &captureSink{capture: true}
-	if _, err := r.write(s, 0, r.nunits); err != nil {
+	if _, err := r.write(s, 0, r.nunits, r.read); err != nil {
 		t.Fatal(err)
 	}
 	return s.take()
@@ -109,15 +110,15 @@ func TestParquetCache(t *testing.T) {
 	opts := Options{Cache: cache, Key: FileID{Path: "/p.h5"}.Key("/t")}
 	v, _ := NewParquetView(tbl, opts)
 	b := checkView(t, v)
-	reads := cols["s"].reads
+	reads := cols["s"].reads.Load()
 	v2, _ := NewParquetView(tbl, opts)
-	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads != reads {
-		t.Fatalf("cached parquet view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads-reads)
+	if !v2.Exact() || v2.Size() != int64(len(b)) || cols["s"].reads.Load() != reads {
+		t.Fatalf("cached parquet view: exact %v, size %d (want %d), %d new reads", v2.Exact(), v2.Size(), len(b), cols["s"].reads.Load()-reads)
 	}
 	// the footer comes from the cache: reading it renders nothing
 	foot := make([]byte, 1000)
-	if _, err := v2.ReadAt(foot, v2.Size()-1000); err != nil || cols["s"].reads != reads {
-		t.Fatalf("reading the footer: %v, %d reads", err, cols["s"].reads-reads)
+	if _, err := v2.ReadAt(foot, v2.Size()-1000); err != nil || cols["s"].reads.Load() != reads {
+		t.Fatalf("reading the footer: %v, %d reads", err, cols["s"].reads.Load()-reads)
 	}
 	if !bytes.Equal(foot, b[len(b)-1000:]) {
 		t.Fatal("cached footer differs")
@@ -143,4 +144,54 @@ func sameValues(a, b arrow.Array) bool {
 		}
 	}
 	return true
+}
+
+// TestParquetFromStats checks that fixed-width columns whose chunks have
+// known min/max and no nulls get their layout (footer statistics
+// included) without a data pass, identical to the real file.
+func TestParquetFromStats(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	mk := func(name string, b array.Builder, chunk int64) statsMemColumn {
+		return withStats(&memColumn{field: arrow.Field{Name: name, Type: b.Type(), Nullable: true}, arr: b.NewArray(), chunkRows: chunk})
+	}
+	const rows = 25013
+	i64, f64, f32 := array.NewInt64Builder(mem), array.NewFloat64Builder(mem), array.NewFloat32Builder(mem)
+	u16, bl := array.NewUint16Builder(mem), array.NewBooleanBuilder(mem)
+	for i := range rows {
+		i64.Append(int64(i*i) - 1e8)
+		f64.Append(math.Sin(float64(i)) * 1e3)
+		f32.Append(float32(i) / 7)
+		u16.Append(uint16(i * 31))
+		bl.Append(i%5 == 0)
+	}
+	cols := []statsMemColumn{mk("a", i64, 1000), mk("b", f64, 2000), mk("c", f32, 4000), mk("d", u16, 500), mk("e", bl, 4000)}
+	tbl := &Table{}
+	for _, c := range cols {
+		tbl.Columns = append(tbl.Columns, c)
+	}
+	v, err := NewParquetView(tbl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cols {
+		if c.reads.Load() != 0 {
+			t.Fatalf("column %s read %d times by Finalize", c.field.Name, c.reads.Load())
+		}
+	}
+	b := checkView(t, v)
+	if want := oneShotParquet(t, tbl); !bytes.Equal(b, want) {
+		t.Fatalf("%d bytes differ from the real file's %d", len(b), len(want))
+	}
+	checkParquetFile(t, tbl, b)
+
+	// a column with a null anywhere needs the data pass
+	_, tc := testTable(rows)
+	tbl.Columns = append(tbl.Columns, withStats(tc["x"]))
+	v, _ = NewParquetView(tbl, Options{})
+	if err := v.Finalize(); err != nil || tc["x"].reads.Load() == 0 {
+		t.Fatalf("with nulls: %v, %d reads", err, tc["x"].reads.Load())
+	}
 }

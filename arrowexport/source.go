@@ -32,6 +32,11 @@ type RawSource interface {
 type ChunkStats struct {
 	// Nulls is the number of missing rows of the chunk (fill_count).
 	Nulls int64
+	// NaNs is the number of NaN values of the chunk (nan_count).
+	NaNs int64
+	// Min and Max are the least and greatest non-missing values, as
+	// int64, uint64, float64 or bool; nil when not known.
+	Min, Max any
 }
 
 // ChunkStatsSource is implemented by columns that know ChunkStats of their

@@ -17,8 +17,13 @@ type Table struct {
 }
 
 // maxUnitRows caps the rows of one record batch or row group, so that a
-// contiguous (one-chunk) column does not become one huge unit.
-const maxUnitRows = 1 << 20
+// contiguous (one-chunk) column does not become one huge unit;
+// maxUnitBytes caps a unit's estimated bytes, so wide tables get shorter
+// units (a view keeps a few rendered units in memory).
+const (
+	maxUnitRows  = 1 << 20
+	maxUnitBytes = 32 << 20
+)
 
 // checkTable validates t and returns its row count and unit size in rows.
 func checkTable(t *Table) (rows, unit int64, err error) {
@@ -37,9 +42,11 @@ func checkTable(t *Table) (rows, unit int64, err error) {
 
 // unitRows chooses the rows per unit: the least common multiple of the
 // columns' chunk lengths, so units are chunk-aligned for every column; or,
-// when that exceeds maxUnitRows, the largest chunk length (capped).
+// when that exceeds the caps, the largest chunk length (capped). A unit
+// over maxUnitBytes is split into equal parts when its length allows,
+// which keeps it aligned.
 func unitRows(cols []ColumnSource) int64 {
-	l, biggest := int64(1), int64(1)
+	l, biggest, rowBytes := int64(1), int64(1), int64(0)
 	for _, c := range cols {
 		r := max(c.ChunkRows(), 1)
 		biggest = max(biggest, r)
@@ -49,11 +56,25 @@ func unitRows(cols []ColumnSource) int64 {
 				l = 0
 			}
 		}
+		if w := fixedBits(c.Field().Type); w > 0 {
+			rowBytes += (w + 7) / 8
+		} else {
+			rowBytes += int64(stringBound(c))
+		}
 	}
 	if l == 0 {
-		return min(biggest, maxUnitRows)
+		l = min(biggest, maxUnitRows)
 	}
-	return l
+	limit := max(maxUnitBytes/max(rowBytes, 1), 1)
+	if l <= limit {
+		return l
+	}
+	for k := (l + limit - 1) / limit; k <= 64; k++ {
+		if l%k == 0 {
+			return l / k
+		}
+	}
+	return limit
 }
 
 func gcd(a, b int64) int64 {

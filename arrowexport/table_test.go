@@ -118,7 +118,16 @@ func fixedTable(rows int) *Table {
 }
 
 func TestUnitRows(t *testing.T) {
-	c := func(r int64) ColumnSource { return &memColumn{chunkRows: r} }
+	c := func(r int64) ColumnSource {
+		return &memColumn{chunkRows: r, field: arrow.Field{Type: arrow.PrimitiveTypes.Int8}}
+	}
+	wide := func(r int64) []ColumnSource { // 64 bytes a row: 524288 rows in maxUnitBytes
+		var cols []ColumnSource
+		for range 8 {
+			cols = append(cols, &memColumn{chunkRows: r, field: arrow.Field{Type: arrow.FixedWidthTypes.Timestamp_ns}})
+		}
+		return cols
+	}
 	for _, tc := range []struct {
 		cols []ColumnSource
 		want int64
@@ -128,6 +137,9 @@ func TestUnitRows(t *testing.T) {
 		{[]ColumnSource{c(1 << 22)}, maxUnitRows},
 		{[]ColumnSource{c(999983), c(1000003)}, 1000003},
 		{[]ColumnSource{c(0)}, 1},
+		{wide(1 << 20), 1 << 19},
+		{wide(999983), maxUnitBytes / 64}, // prime: not aligned
+		{wide(1000000), 500000},
 	} {
 		if got := unitRows(tc.cols); got != tc.want {
 			t.Errorf("unitRows = %d, want %d", got, tc.want)

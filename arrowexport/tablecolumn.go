@@ -1,6 +1,8 @@
 package arrowexport
 
 import (
+	"sync"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/h5fs/h5fs/table"
 )
@@ -17,16 +19,42 @@ func FromTable(t *table.Table) *Table {
 }
 
 // TableColumn returns a column of package table as a ColumnSource; it is
-// also a RawSource when the column is fixed width.
+// also a RawSource when the column is fixed width, and a ChunkStatsSource
+// backed by the column's CHUNK_MINMAX index once table has verified it.
+// Renderers ask for ChunkStats only in Finalize, since verifying an index
+// reads its column.
 func TableColumn(c *table.Column) ColumnSource {
-	tc := tableColumn{c}
+	tc := tableColumn{c: c, mm: &minMaxIndex{}}
 	if c.ElemSize > 0 {
 		return rawTableColumn{tc}
 	}
 	return tc
 }
 
-type tableColumn struct{ c *table.Column }
+type tableColumn struct {
+	c  *table.Column
+	mm *minMaxIndex
+}
+
+// minMaxIndex holds a column's verified CHUNK_MINMAX entries, loaded once.
+type minMaxIndex struct {
+	once    sync.Once
+	entries []table.MinMaxEntry
+}
+
+// ChunkStats returns chunk i's entry of the verified CHUNK_MINMAX index.
+func (t tableColumn) ChunkStats(i int64) (ChunkStats, bool) {
+	t.mm.once.Do(func() {
+		if e, ok := t.c.VerifiedMinMax(); ok {
+			t.mm.entries = e
+		}
+	})
+	if i < 0 || i >= int64(len(t.mm.entries)) {
+		return ChunkStats{}, false
+	}
+	e := t.mm.entries[i]
+	return ChunkStats{Nulls: int64(e.FillCount), NaNs: int64(e.NaNCount), Min: e.Min, Max: e.Max}, true
+}
 
 func (t tableColumn) Field() arrow.Field { return t.c.Field() }
 func (t tableColumn) Len() int64         { return t.c.Table().NRows }

@@ -72,3 +72,38 @@ func pandasCSV(t *testing.T, b []byte) {
 		t.Fatalf("check_csv.py: %v\n%s", err, out)
 	}
 }
+
+// hideStats hides a column's ChunkStats, forcing the data pass.
+type hideStats struct{ ColumnSource }
+
+// TestTableMinMaxStats checks that Parquet and Arrow views of columns with
+// a CHUNK_MINMAX index are identical whether their layout comes from the
+// index or from the data.
+func TestTableMinMaxStats(t *testing.T) {
+	f, err := h5core.Open("testdata/datasets.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tt, err := table.Open(f, "/events", table.Lenient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := TableColumn(tt.Column("count"))
+	if s, ok := c.(ChunkStatsSource).ChunkStats(3); !ok || s.Min == nil || s.Nulls != 0 {
+		t.Fatalf("count: chunk 3 stats %+v, %v", s, ok)
+	}
+	withIdx := &Table{Columns: []ColumnSource{c}}
+	rows, unit, _ := checkTable(withIdx)
+	r := &parquetRenderer{t: withIdx, rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	if _, ok := r.knownMinMax(); !ok {
+		t.Fatal("count: the index does not give the Parquet layout")
+	}
+	for _, mk := range []func(*Table, Options) (View, error){NewParquetView, NewArrowView} {
+		a, _ := mk(withIdx, Options{})
+		b, _ := mk(&Table{Columns: []ColumnSource{hideStats{c}}}, Options{})
+		if !bytes.Equal(checkView(t, a), checkView(t, b)) {
+			t.Fatalf("%s: layout from the index differs from the data pass", a.Ext())
+		}
+	}
+}

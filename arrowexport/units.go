@@ -13,6 +13,7 @@ type unitCache struct {
 	mu      sync.Mutex
 	max     int
 	entries []*unitEntry // most recently used last
+	last    int          // the unit the previous read ended in
 }
 
 type unitEntry struct {
@@ -61,7 +62,8 @@ func (c *unitCache) get(i int, render func(int) ([]byte, error)) ([]byte, error)
 // readUnits copies the bytes at off of a file made of units laid end to
 // end, where unit k spans [starts[k], starts[k+1]) and starts has one entry
 // more than there are units. It fills all of p, which must lie inside the
-// units.
+// units. When reads go forward unit by unit, the next unit is rendered
+// ahead on another goroutine.
 func (c *unitCache) readUnits(p []byte, off int64, starts []int64, render func(int) ([]byte, error)) error {
 	k := sort.Search(len(starts)-1, func(k int) bool { return starts[k+1] > off })
 	for len(p) > 0 {
@@ -71,7 +73,28 @@ func (c *unitCache) readUnits(p []byte, off int64, starts []int64, render func(i
 		}
 		n := copy(p, b[off-starts[k]:])
 		p, off = p[n:], off+int64(n)
-		k++
+		if len(p) > 0 {
+			k++
+		}
+	}
+	c.mu.Lock()
+	sequential := k == c.last || k == c.last+1
+	c.last = k
+	ahead := sequential && k+1 < len(starts)-1 && !c.has(k+1)
+	c.mu.Unlock()
+	if ahead {
+		// a unit that fails is dropped from the cache and fails again when read
+		go c.get(k+1, render)
 	}
 	return nil
+}
+
+// has reports whether unit i is cached or being rendered; mu is held.
+func (c *unitCache) has(i int) bool {
+	for _, e := range c.entries {
+		if e.i == i {
+			return true
+		}
+	}
+	return false
 }

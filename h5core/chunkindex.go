@@ -77,7 +77,7 @@ func numChunks(grid []uint64) (uint64, bool) {
 func (f *File) newChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	switch l.index {
 	case IndexBtreeV1:
-		return &btree1Index{f: f, l: l, g: g}, nil
+		return f.newBtree1ChunkIndex(l, g), nil
 	case IndexSingleChunk:
 		size, mask := g.chunkBytes(), uint32(0)
 		if l.flags&2 != 0 {

@@ -9,6 +9,10 @@ import (
 // decodeSlots bounds concurrent chunk decodes across all datasets.
 var decodeSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
+// minParallelChunk is the smallest decoded chunk that is decoded on a
+// goroutine of its own; smaller ones cost less than the hand-off.
+const minParallelChunk = 64 << 10
+
 // readAhead is how many chunks past a sequential read are decoded in the
 // background.
 var readAhead = runtime.GOMAXPROCS(0)
@@ -31,7 +35,9 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 	grid := g.grid(g.dims)
 	list := g.chunksInRange(off/es, (end+es-1)/es, grid)
 
-	// Decode the chunks of this read in parallel, a window at a time.
+	// Decode the chunks of this read in parallel, a window at a time, when
+	// decoding is worth a goroutine (filtered chunks of some size).
+	parallel := len(ds.Filters) > 0 && g.chunkBytes() >= minParallelChunk
 	var wg sync.WaitGroup
 	window := readAhead
 	start := func(s []uint64) {
@@ -41,11 +47,11 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 			ds.prefetch(idx, s, grid)
 		}()
 	}
-	for i := 0; i < len(list) && i < window; i++ {
+	for i := 0; parallel && i < len(list) && i < window; i++ {
 		start(list[i])
 	}
 	for i, s := range list {
-		if i+window < len(list) {
+		if parallel && i+window < len(list) {
 			start(list[i+window])
 		}
 		data, err := ds.chunkData(idx, s, grid)
@@ -62,7 +68,7 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 	sequential := off == ds.seqNext
 	ds.seqNext = end
 	ds.seqMu.Unlock()
-	if sequential {
+	if sequential && parallel {
 		e := (end + es - 1) / es
 		total := int64(ds.NumElements())
 		next := g.chunksInRange(e, min(total, e+int64(readAhead)*int64(g.chunkBytes()/g.elemSize)), grid)

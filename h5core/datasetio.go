@@ -45,7 +45,7 @@ func (ds *Dataset) WriteRaw(w io.Writer) error {
 		if _, err := ds.ReadAt(p, off); err != nil && err != io.EOF {
 			return err
 		}
-		out = t.toPackedLE(out[:0], p, int(n/es))
+		out = t.AppendPackedLE(out[:0], p, int(n/es))
 		if _, err := w.Write(out); err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ func FuzzParseDatatype(f *testing.F) {
 			t.Fatalf("%s: packed %d bytes, PackedSize %d", dt, got, dt.PackedSize())
 		}
 		two := append(bytes.Clone(elem), elem...)
-		if got := dt.toPackedLE(nil, two, 2); len(got) != 2*dt.PackedSize() {
+		if got := dt.AppendPackedLE(nil, two, 2); len(got) != 2*dt.PackedSize() {
 			t.Fatalf("%s: toPackedLE gave %d bytes for 2 elements of %d", dt, len(got), dt.PackedSize())
 		}
 		for _, e := range [][]byte{elem, make([]byte, dt.Size)} {

@@ -129,11 +129,12 @@ func (t *Datatype) appendPackedLE(dst, elem []byte) []byte {
 	return dst
 }
 
-// toPackedLE appends n elements of src as packed little-endian bytes. Whole
-// buffers of little-endian numbers are copied and big-endian ones swapped
-// in one pass; other types go element by element. If src holds fewer than
-// n elements, only the complete ones are converted.
-func (t *Datatype) toPackedLE(dst, src []byte, n int) []byte {
+// AppendPackedLE appends n elements of src, as stored in the file, as
+// packed little-endian bytes (the form WriteRaw writes), PackedSize bytes
+// each. Whole buffers of little-endian numbers are copied and big-endian
+// ones swapped in one pass; other types go element by element. If src
+// holds fewer than n elements, only the complete ones are converted.
+func (t *Datatype) AppendPackedLE(dst, src []byte, n int) []byte {
 	n = max(0, min(n, len(src)/t.Size))
 	src = src[:n*t.Size]
 	ops := t.packOps()
@@ -493,7 +494,7 @@ func (t *Datatype) floatValue(elem []byte) any {
 			if le {
 				u = binary.LittleEndian.Uint16(elem)
 			}
-			return float16(u)
+			return Float16(u)
 		case 4:
 			u := binary.BigEndian.Uint32(elem)
 			if le {
@@ -511,8 +512,8 @@ func (t *Datatype) floatValue(elem []byte) any {
 	return t.genericFloat(t.littleEndian(elem))
 }
 
-// float16 converts an IEEE binary16 value.
-func float16(h uint16) float64 {
+// Float16 converts the bits of an IEEE binary16 number to float64.
+func Float16(h uint16) float64 {
 	e, m := int(h>>10&0x1f), float64(h&0x3ff)
 	var v float64
 	switch e {

@@ -164,7 +164,7 @@ func checkPacking(t *testing.T, dt *Datatype, data []byte, n int) {
 	for i := range n {
 		each = dt.appendPackedLE(each, data[i*dt.Size:(i+1)*dt.Size])
 	}
-	whole := dt.toPackedLE([]byte("prefix"), data, n)
+	whole := dt.AppendPackedLE([]byte("prefix"), data, n)
 	if !bytes.Equal(whole[6:], each) || string(whole[:6]) != "prefix" {
 		t.Errorf("toPackedLE % x\nappendPackedLE % x", whole[6:], each)
 	}
@@ -195,7 +195,7 @@ func TestToPackedLEMatchesLittleEndianTwin(t *testing.T) {
 		dt := testdataType(t, be)
 		bb, _ := f.read(be.Offset, uint64(be.Count*be.ElemSize))
 		lb, _ := f.read(le.Offset, uint64(le.Count*le.ElemSize))
-		if got := dt.toPackedLE(nil, bb, be.Count); !bytes.Equal(got, lb) {
+		if got := dt.AppendPackedLE(nil, bb, be.Count); !bytes.Equal(got, lb) {
 			t.Errorf("%s packed % x, %s stores % x", name, got, le.Name, lb)
 		}
 	}
@@ -262,7 +262,7 @@ func TestPackOpsMerge(t *testing.T) {
 
 func TestToPackedLEShortSource(t *testing.T) {
 	dt := mustType(t, i32be)
-	if got := dt.toPackedLE(nil, []byte{1, 2, 3, 4, 5, 6}, 5); !bytes.Equal(got, []byte{4, 3, 2, 1}) {
+	if got := dt.AppendPackedLE(nil, []byte{1, 2, 3, 4, 5, 6}, 5); !bytes.Equal(got, []byte{4, 3, 2, 1}) {
 		t.Errorf("got % x", got)
 	}
 }
@@ -647,7 +647,7 @@ func BenchmarkToPackedLE(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
-				dst = dt.toPackedLE(dst[:0], src, n)
+				dst = dt.AppendPackedLE(dst[:0], src, n)
 			}
 		})
 	}

@@ -26,7 +26,7 @@ func (t *Table) openAnnData(g *h5core.Object, as attrSet) error {
 		}
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(childPath(g.Path, l.Name), "anndata", "cannot open: %v", err)
+			fs.errorf(childPath(g.Path, l.Name), "HDF5", "cannot open: %v", err)
 			continue
 		}
 		c, err := t.annColumn(o, l.Name)
@@ -73,8 +73,9 @@ func (t *Table) annColumn(o *h5core.Object, name string) (*Column, error) {
 			return nil, err
 		}
 		c := t.baseColumn(ds, wholeSource(ds))
-		c.Logical = logicalKind(ds.Type, false, false)
-		c.conv, err = newConverter(ds.Type, false, nil, nil)
+		asBool := isH5pyBool(ds.Type)
+		c.Logical = logicalKind(ds.Type, asBool, false)
+		c.conv, err = newConverter(ds.Type, asBool, nil, nil)
 		return c, err
 	}
 	as, err := readAttrs(o)
@@ -118,11 +119,18 @@ func (t *Table) annColumn(o *h5core.Object, name string) (*Column, error) {
 		}
 		c := t.baseColumn(vals, wholeSource(vals))
 		ms := wholeSource(mask)
-		asBool := et == "nullable-boolean"
+		asBool := et == "nullable-boolean" || isH5pyBool(vals.Type)
 		c.Name, c.mask, c.Nullable = name, &ms, true
 		c.Logical = logicalKind(vals.Type, asBool, false)
 		c.conv, err = newConverter(vals.Type, asBool, nil, nil)
 		return c, err
 	}
 	return nil, nil
+}
+
+// isH5pyBool recognises how h5py stores numpy booleans: an enum on int8
+// with the members FALSE=0 and TRUE=1.
+func isH5pyBool(t *h5core.Datatype) bool {
+	return t.Class == h5core.ClassEnum && t.Size == 1 && len(t.Members) == 2 &&
+		enumMember(t, "FALSE") == 0 && enumMember(t, "TRUE") == 1
 }

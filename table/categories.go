@@ -1,11 +1,15 @@
 package table
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/h5fs/h5fs/h5core"
 )
+
+// maxLabels bounds the size of a categories dataset, which is read whole.
+const maxLabels = 1 << 24
 
 // Categories is a categories dataset (§8.7): the labels that the integer
 // codes of one or more categorical columns index.
@@ -52,6 +56,10 @@ func (k *Categories) Labels() (arrow.Array, error) {
 		return nil, err
 	}
 	k.valsOnce.Do(func() {
+		if k.Len > maxLabels {
+			k.valsErr = fmt.Errorf("%s: %d labels (at most %d supported)", k.Path, k.Len, maxLabels)
+			return
+		}
 		raw, err := k.src.read(0, k.Len)
 		if err != nil {
 			k.valsErr = err

@@ -19,7 +19,8 @@ const (
 	LogicalCompound    = "compound"
 	LogicalOpaque      = "opaque"
 	LogicalArray       = "array"
-	LogicalOther       = "other" // references, bitfields, time, vlen sequences: shown raw or as text
+	LogicalTimestamp   = "timestamp" // pandas datetime64[ns] columns
+	LogicalOther       = "other"     // references, bitfields, time, vlen sequences: shown raw or as text
 )
 
 // Column is one column of a table.

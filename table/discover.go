@@ -41,7 +41,7 @@ func (d *discovery) visit(o *h5core.Object) error {
 		if o.Path == "/" {
 			return err
 		}
-		d.findings.errorf(o.Path, "§7", "attributes not readable: %v", err)
+		d.findings.errorf(o.Path, "HDF5", "attributes not readable: %v", err)
 		return nil
 	}
 	if kind := tableKind(d.f, o, as); kind != "" {
@@ -56,7 +56,7 @@ func (d *discovery) visit(o *h5core.Object) error {
 		if o.Path == "/" {
 			return err
 		}
-		d.findings.errorf(o.Path, "§7", "group not readable: %v", err)
+		d.findings.errorf(o.Path, "HDF5", "group not readable: %v", err)
 		return nil
 	}
 	for _, l := range links {
@@ -65,7 +65,7 @@ func (d *discovery) visit(o *h5core.Object) error {
 		}
 		c, err := o.OpenLink(l)
 		if err != nil {
-			d.findings.errorf(o.Child(l.Name), "§7", "cannot open: %v", err)
+			d.findings.errorf(o.Child(l.Name), "HDF5", "cannot open: %v", err)
 			continue
 		}
 		if err := d.visit(c); err != nil {

@@ -79,33 +79,12 @@ func decodeFloat(t *h5core.Datatype, b []byte) float64 {
 	le := leBytes(t, b[:t.Size])
 	switch t.Size {
 	case 2:
-		return float16ToFloat64(binary.LittleEndian.Uint16(le))
+		return h5core.Float16(binary.LittleEndian.Uint16(le))
 	case 4:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(le)))
 	default:
 		return math.Float64frombits(binary.LittleEndian.Uint64(le))
 	}
-}
-
-// float16ToFloat64 converts IEEE binary16 bits.
-func float16ToFloat64(h uint16) float64 {
-	e, m := int(h>>10&0x1f), float64(h&0x3ff)
-	var v float64
-	switch e {
-	case 0x1f:
-		v = math.Inf(1)
-		if m != 0 {
-			v = math.NaN()
-		}
-	case 0:
-		v = math.Ldexp(m, -24)
-	default:
-		v = math.Ldexp(1024+m, e-25)
-	}
-	if h&0x8000 != 0 {
-		v = -v
-	}
-	return v
 }
 
 // stripString removes a fixed-length string's storage padding: the text

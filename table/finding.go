@@ -23,7 +23,7 @@ const (
 type Finding struct {
 	Path     string // HDF5 path of the offending object
 	Severity string // "error" or "warning"
-	Rule     string // spec section, e.g. "§7.3"
+	Rule     string // spec section, e.g. "§7.3"; "HDF5" for objects that cannot be read
 	Msg      string
 }
 

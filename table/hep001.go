@@ -49,11 +49,14 @@ func (t *Table) openHEP001(g *h5core.Object, as attrSet) error {
 	path := g.Path
 	if a := as["CLASS"]; a.Type.Class != h5core.ClassString || a.Type.Size != 13 || a.Type.StrPad != h5core.NullTerm ||
 		a.Type.CharSet != h5core.ASCII || a.Shape != nil {
-		fs.warnf(path, "§7.1", "CLASS should be a scalar 13-byte NUL-terminated ASCII string, not %s", a.Type)
+		fs.errorf(path, "§7.1", "CLASS must be a scalar 13-byte NUL-terminated ASCII string, not %s", a.Type)
 	}
 	if v, ok := as.str("VERSION"); !ok {
 		fs.errorf(path, "§7.2", "no VERSION attribute")
 	} else {
+		if a := as["VERSION"]; a.Type.Class != h5core.ClassString || a.Type.CharSet != h5core.ASCII || a.Shape != nil {
+			fs.errorf(path, "§7.2", "VERSION must be a scalar fixed-length ASCII string, not %s", a.Type)
+		}
 		t.Version = v
 		major, _, err := parseVersion(v)
 		switch {
@@ -88,7 +91,7 @@ func (t *Table) openHEP001(g *h5core.Object, as attrSet) error {
 	for _, ds := range hg.cols {
 		c, err := t.newHEP001Column(&fs, ds, cats, byAddr)
 		if err != nil {
-			fs.errorf(ds.Path, "§8", "column not readable: %v", err)
+			fs.errorf(ds.Path, "HDF5", "column not readable: %v", err)
 			continue
 		}
 		t.Columns = append(t.Columns, c)
@@ -149,7 +152,7 @@ func (t *Table) sortChildren(fs *findings, g *h5core.Object) (*hepGroup, error) 
 		}
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(p, "§7.6", "cannot open: %v", err)
+			fs.errorf(p, "HDF5", "cannot open: %v", err)
 			continue
 		}
 		switch o.Kind() {
@@ -165,7 +168,7 @@ func (t *Table) sortChildren(fs *findings, g *h5core.Object) (*hepGroup, error) 
 		case h5core.KindDataset:
 			ds, err := o.Dataset()
 			if err != nil {
-				fs.errorf(p, "§8.1", "dataset not readable: %v", err)
+				fs.errorf(p, "HDF5", "dataset not readable: %v", err)
 				continue
 			}
 			if len(ds.Shape()) != 1 {

@@ -61,9 +61,8 @@ func (t *Table) newHEP001Column(fs *findings, ds *h5core.Dataset, cats map[uint6
 
 // baseColumn fills in what every column has, from its dataset and source.
 func (t *Table) baseColumn(ds *h5core.Dataset, src source) *Column {
-	name := ds.Path[len(ds.Path)-len(lastName(ds.Path)):]
 	typ := ds.Type
-	c := &Column{Name: name, Path: ds.Path, Type: typ, HDF5Type: typ.String(), t: t, src: src, IndexLevel: -1}
+	c := &Column{Name: lastName(ds.Path), Path: ds.Path, Type: typ, HDF5Type: typ.String(), t: t, src: src, IndexLevel: -1}
 	if typ.IsFixedSize() {
 		c.ElemSize = typ.PackedSize()
 	}

@@ -13,14 +13,14 @@ func (t *Table) readCategories(fs *findings, g *h5core.Object) map[uint64]*Categ
 	}
 	links, err := g.Links()
 	if err != nil {
-		fs.errorf(g.Path, "§8.7", "CATEGORIES not readable: %v", err)
+		fs.errorf(g.Path, "HDF5", "CATEGORIES not readable: %v", err)
 		return out
 	}
 	for _, l := range links {
 		p := childPath(g.Path, l.Name)
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(p, "§8.7", "cannot open: %v", err)
+			fs.errorf(p, "HDF5", "cannot open: %v", err)
 			continue
 		}
 		if o.Kind() != h5core.KindDataset {
@@ -29,7 +29,7 @@ func (t *Table) readCategories(fs *findings, g *h5core.Object) map[uint64]*Categ
 		}
 		ds, err := o.Dataset()
 		if err != nil {
-			fs.errorf(p, "§8.7", "categories dataset not readable: %v", err)
+			fs.errorf(p, "HDF5", "categories dataset not readable: %v", err)
 			continue
 		}
 		if len(ds.Shape()) != 1 {
@@ -39,7 +39,7 @@ func (t *Table) readCategories(fs *findings, g *h5core.Object) map[uint64]*Categ
 		k := newCategories(t.f, ds)
 		as, err := readAttrs(o)
 		if err != nil {
-			fs.errorf(p, "§8.7", "attributes not readable: %v", err)
+			fs.errorf(p, "HDF5", "attributes not readable: %v", err)
 		}
 		var conformant bool
 		k.Ordered, k.OrderedSet, conformant = as.boolAttr("ordered")
@@ -68,7 +68,7 @@ func (t *Table) bindCategories(fs *findings, c *Column, addrs []uint64, cats map
 		return nil
 	}
 	if _, err := k.valueType(); err != nil {
-		fs.errorf(k.Path, "§8.7", "labels not readable: %v", err)
+		fs.errorf(k.Path, "HDF5", "labels not readable: %v", err)
 		return nil
 	}
 	if c.Fill != nil {
@@ -114,7 +114,7 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 	}
 	links, err := g.Links()
 	if err != nil {
-		fs.errorf(g.Path, "§10.1", "SEARCH_INDEXES not readable: %v", err)
+		fs.errorf(g.Path, "HDF5", "SEARCH_INDEXES not readable: %v", err)
 		return nil, byAddr
 	}
 	var list []*SearchIndex
@@ -124,7 +124,7 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		p := childPath(g.Path, l.Name)
 		o, err := g.OpenLink(l)
 		if err != nil {
-			fs.errorf(p, "§10.1", "cannot open: %v", err)
+			fs.errorf(p, "HDF5", "cannot open: %v", err)
 			continue
 		}
 		if o.Kind() != h5core.KindDataset {
@@ -133,12 +133,12 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		}
 		ds, err := o.Dataset()
 		if err != nil {
-			fs.errorf(p, "§10.1", "dataset not readable: %v", err)
+			fs.errorf(p, "HDF5", "dataset not readable: %v", err)
 			continue
 		}
 		as, err := readAttrs(o)
 		if err != nil {
-			fs.errorf(p, "§10.1", "attributes not readable: %v", err)
+			fs.errorf(p, "HDF5", "attributes not readable: %v", err)
 			continue
 		}
 		kind, ok := as.str("KIND")
@@ -148,9 +148,6 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		}
 		si := &SearchIndex{Name: l.Name, Path: p, Kind: kind, ds: ds}
 		si.Description, _ = as.str("description")
-		if !knownKind(kind) {
-			fs.warnf(p, "§10.3", "unknown KIND %q: index ignored", kind)
-		}
 		t.readIndexParams(fs, si, as)
 		if kind == KindBitmap {
 			if addrs, ok := t.refAttr(fs, p, as, "VALUES"); ok && len(addrs) == 1 {
@@ -169,6 +166,8 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 		}
 		if v := accompanying[si.valuesAddr]; v != nil {
 			si.values, si.ValuesPath = v, v.Path
+		} else if byAddr[si.valuesAddr] != nil {
+			fs.errorf(si.Path, "§10.6", "VALUES references %s, which carries KIND: values datasets must not", byAddr[si.valuesAddr].Path)
 		} else {
 			fs.errorf(si.Path, "§10.6", "VALUES does not reference an accompanying dataset under SEARCH_INDEXES")
 		}

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 
@@ -118,25 +117,33 @@ func elemKey(k keyKind, t *h5core.Datatype, e []byte) key {
 }
 
 // rowKeys are the keys of rows [0, n) of a column with their missing and
-// NaN flags, and the canonical bytes the Bloom filter hashes.
+// NaN flags, and the stored elements (for the Bloom filter's canonical
+// bytes).
 type rowKeys struct {
 	kind    keyKind
+	t       *h5core.Datatype
 	keys    []key
 	missing []bool
 	nan     []bool
-	canon   [][]byte
+	raw     []byte // stored elements, t.Size bytes each
+}
+
+// canon returns row i's §10.7 canonical bytes.
+func (rk *rowKeys) canon(i int) []byte {
+	size := rk.t.Size
+	return canonical(rk.kind, rk.t, rk.raw[i*size:(i+1)*size], rk.keys[i])
 }
 
 // readKeys reads rows [start, start+n) of c as keys.
 func (c *Column) readKeys(start, n int64) (*rowKeys, error) {
 	k := keyKindOf(c.Type)
-	rk := &rowKeys{kind: k, keys: make([]key, n), missing: make([]bool, n), nan: make([]bool, n), canon: make([][]byte, n)}
 	raw, err := c.src.read(start, n)
 	if err != nil {
 		return nil, err
 	}
+	rk := &rowKeys{kind: k, t: c.Type, keys: make([]key, n), missing: make([]bool, n), nan: make([]bool, n), raw: raw}
 	var strs []string
-	if c.Type.Class == h5core.ClassVlen {
+	if c.conv.kind == cvFixedStr || c.conv.kind == cvVlenStr {
 		if strs, err = c.conv.strings(c.t.f, raw, int(n)); err != nil {
 			return nil, err
 		}
@@ -157,7 +164,6 @@ func (c *Column) readKeys(start, n int64) (*rowKeys, error) {
 		if k == kFloat {
 			rk.nan[i] = math.IsNaN(rk.keys[i].f)
 		}
-		rk.canon[i] = canonical(k, c.Type, e, rk.keys[i])
 	}
 	return rk, nil
 }
@@ -171,12 +177,12 @@ func canonical(k keyKind, t *h5core.Datatype, e []byte, v key) []byte {
 	}
 	switch k {
 	case kInt, kUint:
-		return bytes.Clone(leBytes(t, e[:t.Size]))
+		return leBytes(t, e[:t.Size])
 	case kFloat:
 		if v.f == 0 {
 			return make([]byte, t.Size)
 		}
-		return bytes.Clone(leBytes(t, e[:t.Size]))
+		return leBytes(t, e[:t.Size])
 	}
 	return []byte(v.s)
 }

@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -23,14 +24,13 @@ func isNaNElem(t *h5core.Datatype, b []byte) bool {
 	return isIEEE(t) && math.IsNaN(decodeFloat(t, b))
 }
 
-// missingAt reports whether stored element i of raw is missing (for all
-// rules but missString, which needs decoded text).
+// missingAt reports whether stored element i of raw is missing under the
+// NaN and negative-code rules (fills are matched by fillRows, strings by
+// their text).
 func (c *Column) missingAt(raw []byte, i int) bool {
 	size := c.src.size
 	e := raw[i*size : (i+1)*size]
 	switch c.miss {
-	case missBytes:
-		return bytes.Equal(e, c.Fill)
 	case missNaN:
 		return isNaNElem(c.Type, e)
 	case missNegative:
@@ -79,6 +79,10 @@ func (c *Column) validity(raw []byte, strs []string, start, n int64) ([]bool, in
 				mark(i)
 			}
 		}
+	case missBytes:
+		for _, i := range fillRows(raw, c.Fill, int(n)) {
+			mark(i)
+		}
 	default:
 		for i := 0; i < int(n); i++ {
 			if c.missingAt(raw, i) {
@@ -90,4 +94,47 @@ func (c *Column) validity(raw []byte, strs []string, start, n int64) ([]bool, in
 		valid = nil
 	}
 	return valid, nulls, nil
+}
+
+// fillRows returns the rows of raw (n elements of len(fill) bytes) that
+// equal fill bit for bit, with word compares for the common sizes.
+func fillRows(raw, fill []byte, n int) []int {
+	var rows []int
+	switch len(fill) {
+	case 1:
+		for i, b := range raw[:n] {
+			if b == fill[0] {
+				rows = append(rows, i)
+			}
+		}
+	case 2:
+		f := binary.LittleEndian.Uint16(fill)
+		for i := 0; i < n; i++ {
+			if binary.LittleEndian.Uint16(raw[2*i:]) == f {
+				rows = append(rows, i)
+			}
+		}
+	case 4:
+		f := binary.LittleEndian.Uint32(fill)
+		for i := 0; i < n; i++ {
+			if binary.LittleEndian.Uint32(raw[4*i:]) == f {
+				rows = append(rows, i)
+			}
+		}
+	case 8:
+		f := binary.LittleEndian.Uint64(fill)
+		for i := 0; i < n; i++ {
+			if binary.LittleEndian.Uint64(raw[8*i:]) == f {
+				rows = append(rows, i)
+			}
+		}
+	default:
+		size := len(fill)
+		for i := 0; i < n; i++ {
+			if bytes.Equal(raw[i*size:(i+1)*size], fill) {
+				rows = append(rows, i)
+			}
+		}
+	}
+	return rows
 }

@@ -10,8 +10,9 @@ import (
 // float16/32/64, bool for bool8, utf8 for strings, fixed_size_binary for
 // opaque, dictionary<int, labels> for categoricals and enums, struct for
 // compounds, fixed_size_list for arrays), whether it can hold nulls, and
-// metadata: units, units_vocabulary, description, hdf5_type, fill_value,
-// valid_min, valid_max, categories, ordered and index_level when set.
+// metadata: units (with units_vocabulary), description, hdf5_type,
+// logical_type, fill_value, valid_min, valid_max, categories, ordered and
+// index_level when set.
 func (c *Column) Field() arrow.Field {
 	var keys, vals []string
 	add := func(k, v string) {
@@ -20,7 +21,9 @@ func (c *Column) Field() arrow.Field {
 		}
 	}
 	add("units", c.Units)
-	add("units_vocabulary", c.UnitsVocabulary)
+	if c.Units != "" {
+		add("units_vocabulary", c.UnitsVocabulary)
+	}
 	add("description", c.Description)
 	add("hdf5_type", c.HDF5Type)
 	add("logical_type", c.Logical)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/h5fs/h5fs/h5core"
 )
 
@@ -120,13 +121,15 @@ func (t *Table) pandasColumns(ds *h5core.Dataset) error {
 		return err
 	}
 	type place struct {
-		typ *h5core.Datatype
-		off int
+		typ   *h5core.Datatype
+		off   int
+		dtype string // pandas' dtype name of the field or block
 	}
 	where := map[string]place{}
 	for _, fl := range ds.Type.Fields {
+		dtype, _ := das.str(fl.Name + "_dtype")
 		if !strings.HasPrefix(fl.Name, "values_block_") {
-			where[fl.Name] = place{fl.Type, fl.Offset}
+			where[fl.Name] = place{fl.Type, fl.Offset, dtype}
 			continue
 		}
 		kind, _ := das.str(fl.Name + "_kind")
@@ -138,7 +141,7 @@ func (t *Table) pandasColumns(ds *h5core.Dataset) error {
 		}
 		for j, name := range names {
 			if j < n {
-				where[name] = place{base, fl.Offset + j*base.Size}
+				where[name] = place{base, fl.Offset + j*base.Size, dtype}
 			}
 		}
 	}
@@ -172,6 +175,11 @@ func (t *Table) pandasColumns(ds *h5core.Dataset) error {
 		c, err := t.fieldColumn(ds, name, p.typ, p.off)
 		if err != nil {
 			return err
+		}
+		if strings.HasPrefix(p.dtype, "datetime64") && c.conv.kind == cvPrim && p.typ.Size == 8 && p.typ.Signed {
+			// naive nanosecond timestamps, stored as int64
+			c.conv.dt = &arrow.TimestampType{Unit: arrow.Nanosecond}
+			c.Logical = LogicalTimestamp
 		}
 		t.Columns = append(t.Columns, c)
 		t.ColumnOrder = append(t.ColumnOrder, name)

@@ -45,10 +45,12 @@ type SearchIndex struct {
 	verified   []Finding
 }
 
-// MinMaxEntry is one CHUNK_MINMAX entry (§10.4). Min and Max hold int64
-// for signed integers and enum codes, uint64 for unsigned integers and
-// bool8, float64 for floats, string for strings and []byte for opaque
-// values.
+// MinMaxEntry is one CHUNK_MINMAX entry (§10.4), for ChunkRows rows of
+// the column (N of them in the last chunk). Min and Max hold int64 for
+// signed integers (and the codes of enums and categoricals on signed
+// types), uint64 for unsigned ones and bool8, float64 for floats, string
+// for strings and []byte for opaque values. When the chunk has no value
+// (FillCount+NaNCount == N) both are the column's fill value.
 type MinMaxEntry struct {
 	Min, Max               any
 	NaNCount, FillCount, N uint64
@@ -107,8 +109,13 @@ func (si *SearchIndex) MinMax() ([]MinMaxEntry, error) {
 		return nil, fmt.Errorf("%s: CHUNK_MINMAX type %s lacks min, max, nan_count, fill_count or n", si.Path, si.ds.Type)
 	}
 	k := keyKindOf(c.Type)
-	if k == kNone || c.Type.Class == h5core.ClassVlen {
+	if k == kNone {
 		return nil, fmt.Errorf("%s: column %s has no order usable in a CHUNK_MINMAX index", si.Path, c.Name)
+	}
+	for _, fl := range []*h5core.Field{fmin, fmax} {
+		if fl.Type.Class != c.Type.Class || fl.Type.Size != c.Type.Size {
+			return nil, fmt.Errorf("%s: field %s is %s, the column is %s", si.Path, fl.Name, fl.Type, c.Type)
+		}
 	}
 	src := wholeSource(si.ds)
 	raw, err := src.read(0, nch)
@@ -117,11 +124,27 @@ func (si *SearchIndex) MinMax() ([]MinMaxEntry, error) {
 	}
 	size := si.ds.Type.Size
 	out := make([]MinMaxEntry, nch)
+	bound := func(fl *h5core.Field, e []byte) (any, error) {
+		if fl.Type.Class != h5core.ClassVlen {
+			return keyValue(k, c.Type, elemKey(k, fl.Type, e[fl.Offset:])), nil
+		}
+		v, err := c.t.f.ElementValue(fl.Type, e[fl.Offset:fl.Offset+fl.Type.Size])
+		s, _ := v.(string)
+		return s, err
+	}
 	for i := range out {
 		e := raw[i*size : (i+1)*size]
+		mn, err := bound(fmin, e)
+		if err != nil {
+			return nil, err
+		}
+		mx, err := bound(fmax, e)
+		if err != nil {
+			return nil, err
+		}
 		out[i] = MinMaxEntry{
-			Min:       keyValue(k, c.Type, elemKey(k, fmin.Type, e[fmin.Offset:])),
-			Max:       keyValue(k, c.Type, elemKey(k, fmax.Type, e[fmax.Offset:])),
+			Min:       mn,
+			Max:       mx,
 			NaNCount:  uint64(decodeInt(counts[0].Type, e[counts[0].Offset:])),
 			FillCount: uint64(decodeInt(counts[1].Type, e[counts[1].Offset:])),
 			N:         uint64(decodeInt(counts[2].Type, e[counts[2].Offset:])),
@@ -130,7 +153,9 @@ func (si *SearchIndex) MinMax() ([]MinMaxEntry, error) {
 	return out, nil
 }
 
-// Permutation returns the first NROWS entries of a SORTED_ROWS index.
+// Permutation returns the row positions of a SORTED_ROWS index, less any
+// entries for rows at or beyond NROWS (a longer index left by a
+// truncation keeps its order on the remaining rows).
 func (si *SearchIndex) Permutation() ([]uint64, error) {
 	if si.Kind != KindSortedRows || si.Column == nil {
 		return nil, fmt.Errorf("%s: not a SORTED_ROWS index of a column", si.Path)
@@ -140,14 +165,22 @@ func (si *SearchIndex) Permutation() ([]uint64, error) {
 	if t.Class != h5core.ClassFixedPoint || len(si.ds.Shape()) != 1 || si.rowsOf() < nr {
 		return nil, fmt.Errorf("%s: SORTED_ROWS must be a 1-D integer dataset of at least NROWS=%d entries", si.Path, nr)
 	}
+	if si.rowsOf() > nr+maxWholeRows {
+		return nil, fmt.Errorf("%s: %d entries for NROWS=%d", si.Path, si.rowsOf(), nr)
+	}
 	src := wholeSource(si.ds)
-	raw, err := src.read(0, nr)
+	raw, err := src.read(0, si.rowsOf())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint64, nr)
-	for i := range out {
-		out[i] = uint64(decodeInt(t, raw[i*t.Size:]))
+	out := make([]uint64, 0, nr)
+	for i := 0; i < int(si.rowsOf()); i++ {
+		if r := uint64(decodeInt(t, raw[i*t.Size:])); r < uint64(nr) {
+			out = append(out, r)
+		}
+	}
+	if len(out) != int(nr) {
+		return nil, fmt.Errorf("%s: %d entries name rows below NROWS=%d", si.Path, len(out), nr)
 	}
 	return out, nil
 }

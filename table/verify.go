@@ -1,100 +1,94 @@
 package table
 
 import (
-	"fmt"
+	"bytes"
 	"sort"
 
 	"github.com/h5fs/h5fs/h5core"
 )
 
+// maxWholeRows bounds the columns that SORTED_ROWS and BITMAP checks read
+// whole (about 50 bytes a row).
+const maxWholeRows = 1 << 26
+
 // Check validates the table: the findings made when it was opened (the
 // structural rules of §7, §8, §10 and §12), a scan of categorical codes
 // (§8.7) and value ranges (§8.5), and with verifyIndexes a recomputation
-// of every search index from its column (§12, §16).
+// of every search index from its column (§12, §16). Columns are read in
+// chunk-sized batches, except for SORTED_ROWS and BITMAP indexes, which
+// need their whole column at once.
 func (t *Table) Check(verifyIndexes bool) []Finding {
 	out := append([]Finding(nil), t.Findings...)
 	if t.Kind != KindHEP001 {
 		return out
 	}
 	var fs findings
-	cache := map[*Column]*rowKeys{}
-	keysOf := func(c *Column) (*rowKeys, error) {
-		if rk := cache[c]; rk != nil {
-			return rk, nil
-		}
-		rk, err := c.readKeys(0, t.NRows)
-		if err == nil {
-			cache[c] = rk
-		}
-		return rk, err
-	}
 	for _, c := range t.Columns {
 		if c.Categories == nil && c.ValidMin == "" && c.ValidMax == "" {
 			continue
 		}
-		rk, err := keysOf(c)
-		if err != nil {
-			fs.errorf(c.Path, "§8", "column not readable: %v", err)
-			continue
+		if err := c.checkValues(&fs); err != nil {
+			fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 		}
-		c.checkValues(&fs, rk)
 	}
 	if verifyIndexes {
 		for _, si := range t.SearchIndexes {
-			if si.Column == nil || !knownKind(si.Kind) {
-				continue
-			}
-			rk, err := keysOf(si.Column)
-			if err != nil {
-				fs.errorf(si.Column.Path, "§10", "column not readable: %v", err)
-				continue
-			}
-			out = append(out, si.verifyWith(rk)...)
+			out = append(out, si.Verify()...)
 		}
 	}
 	return append(out, fs...)
 }
 
-// checkValues scans a column's keys: categorical codes must index the
-// categories (§8.7), values should lie in [valid_min, valid_max] (§8.5).
-func (c *Column) checkValues(fs *findings, rk *rowKeys) {
+// batches calls fn with the keys of consecutive row ranges of c covering
+// [0, NROWS), each a whole number of chunks.
+func (c *Column) batches(fn func(lo int64, rk *rowKeys)) error {
+	_, length := c.dataChunks()
+	step := max(length, (1<<16)/length*length)
+	for lo := int64(0); lo < c.t.NRows; lo += step {
+		rk, err := c.readKeys(lo, min(step, c.t.NRows-lo))
+		if err != nil {
+			return err
+		}
+		fn(lo, rk)
+	}
+	return nil
+}
+
+// checkValues scans a column: categorical codes must index the categories
+// (§8.7), values should lie in [valid_min, valid_max] (§8.5).
+func (c *Column) checkValues(fs *findings) error {
 	bad := 0
 	first := int64(-1)
-	if k := c.Categories; k != nil {
+	k := c.Categories
+	lo, hi := parseFloatText(c.ValidMin), parseFloatText(c.ValidMax)
+	err := c.batches(func(start int64, rk *rowKeys) {
 		for i, v := range rk.keys {
-			if rk.missing[i] {
+			if rk.missing[i] || rk.nan[i] {
 				continue
 			}
-			code := v.i
-			if rk.kind == kUint {
-				code = int64(v.u)
+			var out bool
+			if k != nil {
+				out = (rk.kind == kInt && (v.i < 0 || v.i >= k.Len)) || (rk.kind == kUint && v.u >= uint64(k.Len))
+			} else {
+				x := keyFloat(rk.kind, v)
+				out = x < lo || x > hi
 			}
-			if code < 0 || code >= k.Len || (rk.kind == kUint && v.u >= uint64(k.Len)) {
+			if out {
 				if bad++; first < 0 {
-					first = int64(i)
+					first = start + int64(i)
 				}
 			}
 		}
-		if bad > 0 {
-			fs.errorf(c.Path, "§8.7", "%d rows (first row %d) hold codes outside the %d categories (shown as null)", bad, first, k.Len)
-		}
-		return
-	}
-	lo, hi := parseFloatText(c.ValidMin), parseFloatText(c.ValidMax)
-	for i, v := range rk.keys {
-		if rk.missing[i] || rk.nan[i] {
-			continue
-		}
-		x := keyFloat(rk.kind, v)
-		if x < lo || x > hi {
-			if bad++; first < 0 {
-				first = int64(i)
-			}
-		}
-	}
-	if bad > 0 {
+	})
+	switch {
+	case err != nil:
+		return err
+	case bad > 0 && k != nil:
+		fs.errorf(c.Path, "§8.7", "%d rows (first row %d) hold codes outside the %d categories (shown as null)", bad, first, k.Len)
+	case bad > 0:
 		fs.warnf(c.Path, "§8.5", "%d rows (first row %d) lie outside [valid_min, valid_max] = [%s, %s]", bad, first, c.ValidMin, c.ValidMax)
 	}
+	return nil
 }
 
 // VerifiedMinMax returns the entries of the column's CHUNK_MINMAX index,
@@ -117,60 +111,55 @@ func (c *Column) VerifiedMinMax() (entries []MinMaxEntry, ok bool) {
 }
 
 // Verify recomputes the index from its column and returns what does not
-// match (computed once per index and remembered).
+// match (computed once per index and remembered). Indexes of unknown
+// kinds and indexes no column lists are not verified.
 func (si *SearchIndex) Verify() []Finding {
 	si.verifyOnce.Do(func() {
-		if si.Column == nil || !knownKind(si.Kind) {
-			return
+		if si.Column != nil && knownKind(si.Kind) {
+			si.verified = si.check()
 		}
-		rk, err := si.Column.readKeys(0, si.Column.t.NRows)
-		if err != nil {
-			si.verified = []Finding{{si.Column.Path, SevError, "§10", fmt.Sprintf("column not readable: %v", err)}}
-			return
-		}
-		si.verified = si.check(rk)
 	})
 	return si.verified
 }
 
-// verifyWith is Verify with the column's keys already read.
-func (si *SearchIndex) verifyWith(rk *rowKeys) []Finding {
-	si.verifyOnce.Do(func() { si.verified = si.check(rk) })
-	return si.verified
-}
-
-// check compares the index with the column keys rk.
-func (si *SearchIndex) check(rk *rowKeys) []Finding {
+// check compares the index with its column.
+func (si *SearchIndex) check() []Finding {
 	var fs findings
 	c := si.Column
-	orderable := rk.kind != kNone
-	switch si.Kind {
-	case KindChunkMinMax:
-		if !orderable {
-			fs.errorf(si.Path, "§10.4", "column %s (%s) has no HEP001 order: no CHUNK_MINMAX allowed", c.Name, c.HDF5Type)
-			break
+	orderable := keyKindOf(c.Type) != kNone
+	whole := func(check func(*findings, *rowKeys)) {
+		if c.t.NRows > maxWholeRows {
+			fs.warnf(si.Path, "§10", "not verified: %d rows exceed the %d a whole-column check holds in memory", c.t.NRows, maxWholeRows)
+			return
 		}
-		si.checkMinMax(&fs, rk)
-	case KindSortedRows:
-		if !orderable {
-			fs.errorf(si.Path, "§10.5", "column %s (%s) has no HEP001 order: no SORTED_ROWS allowed", c.Name, c.HDF5Type)
-			break
+		rk, err := c.readKeys(0, c.t.NRows)
+		if err != nil {
+			fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
+			return
 		}
-		si.checkSorted(&fs, rk)
-	case KindBitmap:
-		si.checkBitmap(&fs, rk)
-	case KindChunkBloom:
-		if !orderable || c.Type.Class == h5core.ClassEnum {
-			fs.errorf(si.Path, "§10.7", "column %s (%s) has no canonical byte form: no CHUNK_BLOOM allowed", c.Name, c.HDF5Type)
-			break
-		}
-		si.checkBloom(&fs, rk)
+		check(&fs, rk)
+	}
+	switch {
+	case si.Kind == KindChunkMinMax && !orderable:
+		fs.errorf(si.Path, "§10.4", "column %s (%s) has no HEP001 order: no CHUNK_MINMAX allowed", c.Name, c.HDF5Type)
+	case si.Kind == KindChunkMinMax:
+		si.checkMinMax(&fs)
+	case si.Kind == KindSortedRows && !orderable:
+		fs.errorf(si.Path, "§10.5", "column %s (%s) has no HEP001 order: no SORTED_ROWS allowed", c.Name, c.HDF5Type)
+	case si.Kind == KindSortedRows:
+		whole(si.checkSorted)
+	case si.Kind == KindBitmap:
+		whole(si.checkBitmap)
+	case si.Kind == KindChunkBloom && (!orderable || c.Type.Class == h5core.ClassEnum):
+		fs.errorf(si.Path, "§10.7", "column %s (%s) has no canonical byte form: no CHUNK_BLOOM allowed", c.Name, c.HDF5Type)
+	case si.Kind == KindChunkBloom:
+		si.checkBloom(&fs)
 	}
 	return fs
 }
 
 // checkMinMax recomputes every data chunk's entry (§10.4).
-func (si *SearchIndex) checkMinMax(fs *findings, rk *rowKeys) {
+func (si *SearchIndex) checkMinMax(fs *findings) {
 	got, err := si.MinMax()
 	if err != nil {
 		fs.errorf(si.Path, "§10.4", "%v", err)
@@ -178,49 +167,60 @@ func (si *SearchIndex) checkMinMax(fs *findings, rk *rowKeys) {
 	}
 	c := si.Column
 	_, length := c.dataChunks()
+	kind := keyKindOf(c.Type)
 	var fillKey key
 	if c.Fill != nil {
-		fillKey = elemKey(rk.kind, c.Type, c.Fill)
+		fillKey = elemKey(kind, c.Type, c.Fill)
 		if c.Type.Class == h5core.ClassVlen {
 			fillKey = key{s: c.fillS}
 		}
 	}
-	for ch, e := range got {
-		lo, hi := int64(ch)*length, min(int64(ch+1)*length, c.t.NRows)
-		var nan, fill uint64
-		var mn, mx key
-		seen := false
-		for r := lo; r < hi; r++ {
-			switch {
-			case rk.nan[r]:
-				nan++
-				if rk.missing[r] {
-					fill++
-				}
-			case rk.missing[r]:
+	err = c.batches(func(start int64, rk *rowKeys) {
+		for ch := start / length; ch*length < start+int64(len(rk.keys)); ch++ {
+			si.checkChunkMinMax(fs, got[ch], int(ch), rk, ch*length-start, min((ch+1)*length, c.t.NRows)-start, fillKey)
+		}
+	})
+	if err != nil {
+		fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
+	}
+}
+
+// checkChunkMinMax compares entry e of chunk ch with rows [lo, hi) of rk.
+func (si *SearchIndex) checkChunkMinMax(fs *findings, e MinMaxEntry, ch int, rk *rowKeys, lo, hi int64, fillKey key) {
+	var nan, fill uint64
+	var mn, mx key
+	seen := false
+	for r := lo; r < hi; r++ {
+		switch {
+		case rk.nan[r]:
+			nan++
+			if rk.missing[r] {
 				fill++
-			default:
-				v := rk.keys[r]
-				if !seen || compareKeys(rk.kind, v, mn) < 0 {
-					mn = v
-				}
-				if !seen || compareKeys(rk.kind, v, mx) > 0 {
-					mx = v
-				}
-				seen = true
 			}
+		case rk.missing[r]:
+			fill++
+		default:
+			v := rk.keys[r]
+			if !seen || compareKeys(rk.kind, v, mn) < 0 {
+				mn = v
+			}
+			if !seen || compareKeys(rk.kind, v, mx) > 0 {
+				mx = v
+			}
+			seen = true
 		}
-		if !seen {
-			mn, mx = fillKey, fillKey
-		}
-		wantMin, wantMax := keyValue(rk.kind, c.Type, mn), keyValue(rk.kind, c.Type, mx)
-		if e.NaNCount != nan || e.FillCount != fill || e.N != uint64(hi-lo) {
-			fs.errorf(si.Path, "§10.4", "chunk %d: nan_count/fill_count/n = %d/%d/%d, the column gives %d/%d/%d",
-				ch, e.NaNCount, e.FillCount, e.N, nan, fill, hi-lo)
-		}
-		if compareKeys(rk.kind, toKey(rk.kind, e.Min), mn) != 0 || compareKeys(rk.kind, toKey(rk.kind, e.Max), mx) != 0 {
-			fs.errorf(si.Path, "§10.4", "chunk %d: min/max = %v/%v, the column gives %v/%v", ch, e.Min, e.Max, wantMin, wantMax)
-		}
+	}
+	if !seen {
+		mn, mx = fillKey, fillKey
+	}
+	if e.NaNCount != nan || e.FillCount != fill || e.N != uint64(hi-lo) {
+		fs.errorf(si.Path, "§10.4", "chunk %d: nan_count/fill_count/n = %d/%d/%d, the column gives %d/%d/%d",
+			ch, e.NaNCount, e.FillCount, e.N, nan, fill, hi-lo)
+	}
+	if compareKeys(rk.kind, toKey(rk.kind, e.Min), mn) != 0 || compareKeys(rk.kind, toKey(rk.kind, e.Max), mx) != 0 {
+		t := si.Column.Type
+		fs.errorf(si.Path, "§10.4", "chunk %d: min/max = %v/%v, the column gives %v/%v", ch, e.Min, e.Max,
+			keyValue(rk.kind, t, mn), keyValue(rk.kind, t, mx))
 	}
 }
 
@@ -301,12 +301,12 @@ func (si *SearchIndex) checkBitmap(fs *findings, rk *rowKeys) {
 	}
 	vk, err := vcol.readKeys(0, int64(nv))
 	if err != nil {
-		fs.errorf(si.ValuesPath, "§10.6", "values not readable: %v", err)
+		fs.errorf(si.ValuesPath, "HDF5", "values not readable: %v", err)
 		return
 	}
 	for k := 0; k < nv; k++ {
 		for r := range rk.keys {
-			want := !rk.missing[r] && !rk.nan[r] && compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0
+			want := !rk.missing[r] && compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0
 			if got := bitsets[k][r>>3]&(1<<(r&7)) != 0; got != want {
 				fs.errorf(si.Path, "§10.6", "value %d, row %d: bit is %v, the column gives %v", k, r, got, want)
 				return
@@ -317,37 +317,41 @@ func (si *SearchIndex) checkBitmap(fs *findings, rk *rowKeys) {
 
 // checkBloom recomputes each data chunk's filter (§10.7): a missing bit
 // is an error (false negatives), an extra one a warning.
-func (si *SearchIndex) checkBloom(fs *findings, rk *rowKeys) {
+func (si *SearchIndex) checkBloom(fs *findings) {
 	got, err := si.BloomFilters()
 	if err != nil {
 		fs.errorf(si.Path, "§10.7", "%v", err)
 		return
 	}
-	_, length := si.Column.dataChunks()
-	extra := 0
-	for ch, filter := range got {
-		want := make([]byte, len(filter))
-		lo, hi := int64(ch)*length, min(int64(ch+1)*length, si.Column.t.NRows)
-		for r := lo; r < hi; r++ {
-			if rk.missing[r] || rk.nan[r] {
-				continue
-			}
-			for _, g := range bloomPositions(rk.canon[r], si.K, si.MBits, si.Seed) {
-				if !bloomHas(filter, g) {
-					fs.errorf(si.Path, "§10.7", "chunk %d: row %d's value is not in the filter (bit %d unset)", ch, r, g)
-					return
+	c := si.Column
+	_, length := c.dataChunks()
+	extra, missing := 0, false
+	err = c.batches(func(start int64, rk *rowKeys) {
+		for ch := start / length; ch*length < start+int64(len(rk.keys)) && !missing; ch++ {
+			filter := got[ch]
+			want := make([]byte, len(filter))
+			for r := ch*length - start; r < min((ch+1)*length, c.t.NRows)-start && !missing; r++ {
+				if rk.missing[r] || rk.nan[r] {
+					continue
 				}
-				bloomSet(want, g)
+				for _, g := range bloomPositions(rk.canon(int(r)), si.K, si.MBits, si.Seed) {
+					if !bloomHas(filter, g) {
+						fs.errorf(si.Path, "§10.7", "chunk %d: row %d's value is not in the filter (bit %d unset)", ch, start+r, g)
+						missing = true
+						break
+					}
+					bloomSet(want, g)
+				}
 			}
-		}
-		for i := range want {
-			if filter[i] != want[i] {
+			if !missing && !bytes.Equal(filter, want) {
 				extra++
-				break
 			}
 		}
+	})
+	if err != nil {
+		fs.errorf(c.Path, "HDF5", "column not readable: %v", err)
 	}
-	if extra > 0 {
+	if extra > 0 && !missing {
 		fs.warnf(si.Path, "§10.7", "%d filters have bits set that no value of their chunk sets", extra)
 	}
 }

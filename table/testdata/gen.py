@@ -574,14 +574,16 @@ def gen_row_tables(rng):
     # pandas HDFStore format='table'
     path = os.path.join(HERE, "pandas.h5")
     df = pd.DataFrame({"a": np.arange(n, dtype="i8") * 7, "b": rng.normal(size=n), "c": ["s%dé" % i for i in range(n)],
-                       "d": rng.random(n) < 0.5, "e": rng.integers(0, 100, n).astype("i8")},
+                       "d": rng.random(n) < 0.5, "e": rng.integers(0, 100, n).astype("i8"),
+                       "t": pd.date_range("2024-01-01", periods=n, freq="h")},
                       index=pd.Index(["r%03d" % i for i in range(n)], name="rid"))
     df.to_hdf(path, key="frame", format="table", data_columns=["a", "c"], mode="w")
-    pdt = {"path": "/frame/table", "kind": "pandas", "nrows": n, "column_order": ["a", "b", "c", "d", "e"],
+    pdt = {"path": "/frame/table", "kind": "pandas", "nrows": n, "column_order": ["a", "b", "c", "d", "e", "t"],
            "index": {"name": "rid", "values": list(df.index)},
            "columns": [{"name": "a", "values": [int(x) for x in df.a]}, {"name": "b", "values": [jfloat(x) for x in df.b]},
                        {"name": "c", "values": list(df.c)}, {"name": "d", "values": [bool(x) for x in df.d]},
-                       {"name": "e", "values": [int(x) for x in df.e]}]}
+                       {"name": "e", "values": [int(x) for x in df.e]},
+                       {"name": "t", "values": [int(x) for x in df.t.astype("int64")]}]}
     write_json(os.path.join(HERE, "pandas.expected.json"), {"file": "pandas.h5", "kind": "pandas", "tables": [pdt]})
     # H5TB-style: one compound dataset with CLASS=TABLE and FIELD_i_*
     path = os.path.join(HERE, "h5tb.h5")
@@ -613,15 +615,17 @@ def gen_row_tables(rng):
     codes = rng.integers(-1, 3, n).astype("i1")
     nvals = rng.integers(0, 9, n).astype("<i4")
     nmask = rng.random(n) < 0.2
+    kept = rng.random(n) < 0.5
     with h5py.File(path, "w", libver="earliest") as f:
         g = f.create_group("obs")
         str_attr(g, "encoding-type", "dataframe")
         str_attr(g, "encoding-version", "0.2.0")
         str_attr(g, "_index", "_index")
-        g.attrs["column-order"] = np.array(["counts", "frac", "cell_type", "n_genes"], dtype=object)
+        g.attrs["column-order"] = np.array(["counts", "frac", "kept", "cell_type", "n_genes"], dtype=object)
         g.create_dataset("_index", data=np.array(obs, dtype=object), dtype=h5py.string_dtype())
         g.create_dataset("counts", data=counts)
         g.create_dataset("frac", data=frac)
+        g.create_dataset("kept", data=kept)
         c = g.create_group("cell_type")
         str_attr(c, "encoding-type", "categorical")
         c.attrs.create("ordered", np.int8(0), dtype=BOOL_ENUM)
@@ -631,10 +635,11 @@ def gen_row_tables(rng):
         str_attr(ng, "encoding-type", "nullable-integer")
         ng.create_dataset("values", data=nvals)
         ng.create_dataset("mask", data=nmask)
-    ad = {"path": "/obs", "kind": "anndata", "nrows": n, "column_order": ["counts", "frac", "cell_type", "n_genes"],
+    ad = {"path": "/obs", "kind": "anndata", "nrows": n, "column_order": ["counts", "frac", "kept", "cell_type", "n_genes"],
           "index": {"name": "_index", "values": obs},
           "columns": [{"name": "counts", "values": [int(x) for x in counts]},
                       {"name": "frac", "values": [jfloat(x) for x in frac]},
+                      {"name": "kept", "values": [bool(x) for x in kept]},
                       {"name": "cell_type", "values": [None if x < 0 else cats[x] for x in codes]},
                       {"name": "n_genes", "values": [None if m else int(x) for x, m in zip(nvals, nmask)]}]}
     write_json(os.path.join(HERE, "anndata.expected.json"), {"file": "anndata.h5", "kind": "anndata", "tables": [ad]})
@@ -683,7 +688,7 @@ def main():
     gen_hep(rng)
     gen_tampered(rng)
     gen_row_tables(rng)
-    gen_sample(rng)
+    gen_sample(np.random.default_rng(7))  # its own stream: the demo file changes only with its code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,251 @@
+package table
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/h5fs/h5fs/h5core"
+)
+
+func TestParseVersion(t *testing.T) {
+	for _, c := range []struct {
+		in           string
+		major, minor int
+		ok           bool
+	}{
+		{"1.0", 1, 0, true}, {"1.3", 1, 3, true}, {"1.10", 1, 10, true}, {"1.0.0", 1, 0, true},
+		{"2.0", 2, 0, true}, {" 1.2 ", 1, 2, true}, {"1", 1, 0, true},
+		{"1.x", 0, 0, false}, {"", 0, 0, false}, {"1.2.3.4", 0, 0, false}, {"-1.0", 0, 0, false},
+	} {
+		major, minor, err := parseVersion(c.in)
+		if (err == nil) != c.ok || (c.ok && (major != c.major || minor != c.minor)) {
+			t.Errorf("parseVersion(%q) = %d, %d, %v", c.in, major, minor, err)
+		}
+	}
+}
+
+func TestPickleTokens(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"(lp0\nVa\np1\naVc\np2\na.", []string{"a", "c"}},
+		{"(lp0\n(I1\n(lp1\nVa\np2\naVb\np3\natp4\na.", []string{"a", "b"}},
+		{"(dp0\nVindex_name\np1\nVrid\np2\ns.", []string{"index_name", "rid"}},
+		{"(dp0\nVindex_name\np1\nNs.", []string{"index_name", ""}},
+		{"(lp0\nVx\np1\nag1\na.", []string{"x", "x"}},
+		{"(lp0\nVcaf\\u00e9\np1\na.", []string{"café"}},
+		{"(lp0\nS'old'\np1\na.", []string{"old"}},
+	} {
+		if got := pickleTokens(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("pickleTokens(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestBloomPositions(t *testing.T) {
+	// h_a, h_b and the bits of a probe of the shared corpus (run__bloom:
+	// uint16 value 101, seed 7, k=4, m_bits=256).
+	canon := []byte{0x65, 0x00}
+	ha, hb := bloomHashes(canon, 7)
+	if ha != 0x9df988abf244265e || hb != 0xc971d08d1155cd6b {
+		t.Fatalf("h_a, h_b = %016x, %016x", ha, hb)
+	}
+	// The positions are (h_a + i*h_b) mod m computed exactly, which for an
+	// m that is not a power of two differs from 64-bit wrapping.
+	for _, m := range []uint64{256, 1000, 24} {
+		got := bloomPositions(canon, 4, m, 7)
+		for i, g := range got {
+			var want uint64
+			{
+				// exact: (ha + i*hb) mod m via 128-bit long division by parts
+				x := new128(ha).add(new128(hb).mul(uint64(i)))
+				want = x.mod(m)
+			}
+			if g != want {
+				t.Errorf("m=%d: position %d = %d, want %d", m, i, g, want)
+			}
+		}
+	}
+	f := make([]byte, 32)
+	for _, g := range bloomPositions(canon, 4, 256, 7) {
+		bloomSet(f, g)
+	}
+	si := &SearchIndex{K: 4, MBits: 256, Seed: 7}
+	if !si.MayContain(f, canon) {
+		t.Error("MayContain false for an inserted value")
+	}
+	if si.MayContain(make([]byte, 32), canon) {
+		t.Error("MayContain true on an empty filter")
+	}
+}
+
+// u128 is a small exact 128-bit helper for the test's reference values.
+type u128 struct{ hi, lo uint64 }
+
+func new128(x uint64) u128 { return u128{0, x} }
+
+func (a u128) add(b u128) u128 {
+	lo := a.lo + b.lo
+	hi := a.hi + b.hi
+	if lo < a.lo {
+		hi++
+	}
+	return u128{hi, lo}
+}
+
+func (a u128) mul(k uint64) u128 {
+	r := u128{}
+	for i := uint64(0); i < k; i++ {
+		r = r.add(a)
+	}
+	return r
+}
+
+func (a u128) mod(m uint64) uint64 {
+	r := uint64(0)
+	for bit := 127; bit >= 0; bit-- {
+		var b uint64
+		if bit >= 64 {
+			b = a.hi >> (bit - 64) & 1
+		} else {
+			b = a.lo >> bit & 1
+		}
+		// r = (2r + b) mod m without overflow (m < 2^63 here)
+		r = (r*2 + b) % m
+	}
+	return r
+}
+
+func fixedType(size int, signed bool, order h5core.ByteOrder) *h5core.Datatype {
+	return &h5core.Datatype{Class: h5core.ClassFixedPoint, Size: size, Signed: signed, ByteOrder: order, Precision: 8 * size}
+}
+
+func TestDecodeInt(t *testing.T) {
+	for _, c := range []struct {
+		t    *h5core.Datatype
+		in   string
+		want int64
+	}{
+		{fixedType(1, true, h5core.LittleEndian), "81", -127},
+		{fixedType(1, false, h5core.LittleEndian), "ff", 255},
+		{fixedType(2, true, h5core.BigEndian), "8001", -32767},
+		{fixedType(4, true, h5core.LittleEndian), "01000080", -2147483647},
+		{fixedType(8, false, h5core.LittleEndian), "feffffffffffffff", -2},
+		{&h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Precision: 12, ByteOrder: h5core.LittleEndian}, "fff0", 0xff},
+		{&h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Precision: 4, BitOffset: 4, Signed: true, ByteOrder: h5core.LittleEndian}, "f000", -1},
+	} {
+		b, _ := hex.DecodeString(c.in)
+		if got := decodeInt(c.t, b); got != c.want {
+			t.Errorf("decodeInt(%s, %s) = %d, want %d", c.t, c.in, got, c.want)
+		}
+	}
+}
+
+func TestStripString(t *testing.T) {
+	for _, c := range []struct {
+		pad      h5core.StrPad
+		in, want string
+	}{
+		{h5core.NullTerm, "ab\x00cd", "ab"}, {h5core.NullTerm, "abcd", "abcd"},
+		{h5core.NullPad, "ab\x00\x00", "ab"}, {h5core.NullPad, "a\x00b\x00", "a\x00b"},
+		{h5core.SpacePad, "ab  ", "ab"}, {h5core.SpacePad, "    ", ""},
+	} {
+		if got := string(stripString(c.pad, []byte(c.in))); got != c.want {
+			t.Errorf("stripString(%s, %q) = %q, want %q", c.pad, c.in, got, c.want)
+		}
+	}
+}
+
+func TestIsBool8(t *testing.T) {
+	u8 := fixedType(1, false, h5core.LittleEndian)
+	for _, c := range []struct {
+		t          *h5core.Datatype
+		fill       []byte
+		vmin, vmax any
+		want       bool
+	}{
+		{u8, []byte{2}, nil, nil, true},
+		{u8, []byte{3}, nil, nil, false},
+		{u8, []byte{255}, nil, nil, false},
+		{u8, []byte{255}, uint64(0), uint64(1), true},
+		{u8, []byte{2}, uint64(0), uint64(100), false},
+		{u8, nil, nil, nil, false},
+		{fixedType(1, true, h5core.LittleEndian), []byte{2}, nil, nil, false},
+	} {
+		if got := isBool8(c.t, c.fill, c.vmin, c.vmax); got != c.want {
+			t.Errorf("isBool8(%s, %x, %v, %v) = %v", c.t, c.fill, c.vmin, c.vmax, got)
+		}
+	}
+}
+
+func TestCodeIndexType(t *testing.T) {
+	for _, c := range []struct {
+		size   int
+		signed bool
+		want   arrow.DataType
+	}{
+		{1, true, arrow.PrimitiveTypes.Int8}, {1, false, arrow.PrimitiveTypes.Int16},
+		{2, true, arrow.PrimitiveTypes.Int16}, {2, false, arrow.PrimitiveTypes.Int32},
+		{4, false, arrow.PrimitiveTypes.Int64}, {8, true, arrow.PrimitiveTypes.Int64},
+	} {
+		if got := codeIndexType(c.size, c.signed); !arrow.TypeEqual(got, c.want) {
+			t.Errorf("codeIndexType(%d, %v) = %s, want %s", c.size, c.signed, got, c.want)
+		}
+	}
+}
+
+func TestAppendPackedLE(t *testing.T) {
+	be4 := fixedType(4, true, h5core.BigEndian)
+	le2 := fixedType(2, false, h5core.LittleEndian)
+	comp := &h5core.Datatype{Class: h5core.ClassCompound, Size: 8, Fields: []h5core.Field{
+		{Name: "a", Offset: 0, Type: le2}, {Name: "b", Offset: 4, Type: be4}}}
+	arr := &h5core.Datatype{Class: h5core.ClassArray, Size: 8, Base: be4, Dims: []int{2}}
+	for _, c := range []struct {
+		t       *h5core.Datatype
+		in, out string
+	}{
+		{be4, "00000102", "02010000"},
+		{comp, "0102ffff00000003", "010203000000"},
+		{arr, "0000000100000002", "0100000002000000"},
+	} {
+		in, _ := hex.DecodeString(c.in)
+		if got := hex.EncodeToString(appendPackedLE(nil, c.t, in)); got != c.out {
+			t.Errorf("appendPackedLE(%s, %s) = %s, want %s", c.t, c.in, got, c.out)
+		}
+	}
+}
+
+func TestSortedRows(t *testing.T) {
+	nan := math.NaN()
+	rk := &rowKeys{kind: kFloat,
+		keys:    []key{{f: 3}, {f: nan}, {f: -1}, {f: 9e36}, {f: 3}, {f: math.Copysign(0, -1)}, {f: 0}},
+		missing: []bool{false, false, false, true, false, false, false},
+		nan:     []bool{false, true, false, false, false, false, false}}
+	perm, nanTail, fillTail := sortedRows(rk)
+	// -1, then -0 and +0 as equal (row order), then 3, 3, fill row, NaN row
+	if want := []uint64{2, 5, 6, 0, 4, 3, 1}; !slices.Equal(perm, want) || nanTail != 1 || fillTail != 1 {
+		t.Errorf("sortedRows = %v, %d, %d; want %v, 1, 1", perm, nanTail, fillTail, want)
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	f32 := &h5core.Datatype{Class: h5core.ClassFloat, Size: 4, ByteOrder: h5core.BigEndian, Precision: 32,
+		Float: h5core.FloatLayout{SignPos: 31, ExpPos: 23, ExpSize: 8, MantSize: 23, Bias: 127, Norm: 2}}
+	negZero := []byte{0x80, 0, 0, 0}
+	if got := canonical(kFloat, f32, negZero, key{f: math.Copysign(0, -1)}); !bytes.Equal(got, make([]byte, 4)) {
+		t.Errorf("canonical(-0) = %x, want +0", got)
+	}
+	one := []byte{0x3f, 0x80, 0, 0}
+	if got := canonical(kFloat, f32, one, key{f: 1}); !bytes.Equal(got, []byte{0, 0, 0x80, 0x3f}) {
+		t.Errorf("canonical(1 BE) = %x", got)
+	}
+	str := &h5core.Datatype{Class: h5core.ClassString, Size: 6, StrPad: h5core.SpacePad}
+	if got := canonical(kBytes, str, []byte("ab    "), key{s: "ab"}); string(got) != "ab" {
+		t.Errorf("canonical(string) = %q", got)
+	}
+}
