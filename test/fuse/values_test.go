@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
@@ -137,6 +138,14 @@ func sameValue(c fusetest.ExpectedColumn, got string, want any) error {
 			return fmt.Errorf("got %q, want %q", got, w)
 		}
 	case json.Number:
+		if strings.HasPrefix(c.PandasDType, "datetime64") {
+			// nanoseconds since the epoch, shown as an ISO 8601 timestamp
+			ts, err := time.Parse("2006-01-02T15:04:05.999999999", got)
+			if err != nil || strconv.FormatInt(ts.UnixNano(), 10) != string(w) {
+				return fmt.Errorf("got %q, want %s ns", got, w)
+			}
+			return nil
+		}
 		if c.Kind == "bool8" {
 			if (w == "1" && (got == "true" || got == "1")) || (w == "0" && (got == "false" || got == "0")) {
 				return nil

@@ -69,6 +69,7 @@ type ExpectedColumn struct {
 	Tail           []any          `json:"values_tail"`
 	Labels         []any          `json:"labels"` // per row, for categoricals
 	CategoriesPath string         `json:"categories_path"`
+	PandasDType    string         `json:"pandas_dtype"`
 	RawSHA256      string         `json:"raw_le_sha256"`
 }
 
