@@ -24,3 +24,5 @@ echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 echo "== go test"
 go test -count=1 -timeout 60m ./... "$@"
+echo "== go test (test/fuse/duckdb: DuckDB over kernel mounts, a module of its own)"
+(cd test/fuse/duckdb && go vet ./... && go test -count=1 -timeout 20m ./... "$@")

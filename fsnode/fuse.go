@@ -1,0 +1,254 @@
+package fsnode
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// longTimeout is the entry and attribute timeout of everything whose
+// attributes can no longer change. Files whose size is still an estimate
+// get 0 until they are opened (see shared/docs/clients-on-fuse.md).
+const longTimeout = time.Hour
+
+// dirNode is a directory of the mount.
+type dirNode struct {
+	fs.Inode
+	t *Tree
+	d *dir
+}
+
+// fileNode is a generated file of the mount.
+type fileNode struct {
+	fs.Inode
+	t *Tree
+	f *file
+}
+
+// linkNode is a symbolic link of the mount (an HDF5 soft or external link).
+type linkNode struct {
+	fs.Inode
+	t      *Tree
+	target string
+}
+
+var (
+	_ fs.NodeLookuper    = (*dirNode)(nil)
+	_ fs.NodeReaddirer   = (*dirNode)(nil)
+	_ fs.NodeGetattrer   = (*dirNode)(nil)
+	_ fs.NodeGetxattrer  = (*dirNode)(nil)
+	_ fs.NodeListxattrer = (*dirNode)(nil)
+	_ fs.NodeGetattrer   = (*fileNode)(nil)
+	_ fs.NodeOpener      = (*fileNode)(nil)
+	_ fs.NodeReader      = (*fileNode)(nil)
+	_ fs.NodeGetxattrer  = (*fileNode)(nil)
+	_ fs.NodeListxattrer = (*fileNode)(nil)
+	_ fs.NodeGetattrer   = (*linkNode)(nil)
+	_ fs.NodeReadlinker  = (*linkNode)(nil)
+)
+
+// Lookup implements fs.NodeLookuper. It is implemented (rather than left
+// to go-fuse's default) so that each child's own timeouts reach the kernel.
+func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	e, err := n.t.lookup(n.d, name)
+	if err != nil {
+		return nil, toErrno(err)
+	}
+	timeout := n.t.attr(e, &out.Attr)
+	out.SetEntryTimeout(longTimeout)
+	out.SetAttrTimeout(timeout)
+	if ch := n.GetChild(name); ch != nil {
+		return ch, 0
+	}
+	var ops fs.InodeEmbedder
+	switch {
+	case e.dir != nil:
+		ops = &dirNode{t: n.t, d: e.dir}
+	case e.file != nil:
+		ops = &fileNode{t: n.t, f: e.file}
+	default:
+		ops = &linkNode{t: n.t, target: e.target}
+	}
+	return n.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+}
+
+// Readdir implements fs.NodeReaddirer.
+func (n *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	es, err := n.t.children(n.d)
+	if err != nil {
+		return nil, syscall.EIO
+	}
+	list := make([]fuse.DirEntry, len(es))
+	for i, e := range es {
+		list[i] = fuse.DirEntry{Name: e.name, Mode: e.mode()}
+	}
+	return fs.NewListDirStream(list), 0
+}
+
+// Getattr implements fs.NodeGetattrer.
+func (n *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.SetTimeout(n.t.attr(entry{dir: n.d}, &out.Attr))
+	return 0
+}
+
+// Getxattr implements fs.NodeGetxattrer.
+func (n *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	return n.t.getxattr(n.d.attrs, attr, dest)
+}
+
+// Listxattr implements fs.NodeListxattrer.
+func (n *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	return n.t.listxattr(n.d.attrs, dest)
+}
+
+// Getattr implements fs.NodeGetattrer.
+func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.SetTimeout(n.t.attr(entry{file: n.f}, &out.Attr))
+	return 0
+}
+
+// Open implements fs.NodeOpener: it runs the view's sizing pass, so that
+// from here on stat reports the exact size, and lets the kernel keep the
+// immutable content cached.
+func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
+		return nil, 0, syscall.EROFS
+	}
+	if _, err := n.t.finalize(n.f); err != nil {
+		return nil, 0, syscall.EIO
+	}
+	return nil, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// Read implements fs.NodeReader.
+func (n *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	v, err := n.t.finalize(n.f)
+	if err != nil {
+		return nil, syscall.EIO
+	}
+	k, err := v.ReadAt(dest, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		n.t.opt.Log.Printf("h5fs: %s: read %d bytes at %d: %v", n.f.path, len(dest), off, err)
+		return nil, syscall.EIO
+	}
+	return fuse.ReadResultData(dest[:k]), 0
+}
+
+// Getxattr implements fs.NodeGetxattrer.
+func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	return n.t.getxattr(n.f.attrs, attr, dest)
+}
+
+// Listxattr implements fs.NodeListxattrer.
+func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	return n.t.listxattr(n.f.attrs, dest)
+}
+
+// Getattr implements fs.NodeGetattrer.
+func (n *linkNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.SetTimeout(n.t.attr(entry{target: n.target}, &out.Attr))
+	return 0
+}
+
+// Readlink implements fs.NodeReadlinker.
+func (n *linkNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	return []byte(n.target), 0
+}
+
+// mode returns the file type bits of an entry.
+func (e entry) mode() uint32 {
+	switch {
+	case e.dir != nil:
+		return syscall.S_IFDIR
+	case e.file != nil:
+		return syscall.S_IFREG
+	}
+	return syscall.S_IFLNK
+}
+
+// attr fills the attributes of an entry and returns their timeout: long,
+// except for a file whose size is still an estimate.
+func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
+	out.Mode = e.mode() | 0o444
+	out.Nlink = 1
+	if e.dir != nil {
+		out.Mode |= 0o111
+		out.Nlink = 2
+	}
+	out.SetTimes(nil, &t.opt.Mtime, &t.opt.Mtime)
+	switch {
+	case e.file != nil:
+		v, err := t.get(e.file)
+		if err != nil {
+			return longTimeout
+		}
+		out.Size = uint64(v.Size())
+		if !e.file.isFinal() && !v.Exact() {
+			return 0
+		}
+	case e.dir == nil:
+		out.Mode |= 0o777
+		out.Size = uint64(len(e.target))
+	}
+	return longTimeout
+}
+
+// getxattr serves user.<attribute> of the object at HDF5 path o.
+func (t *Tree) getxattr(o string, attr string, dest []byte) (uint32, syscall.Errno) {
+	name, ok := strings.CutPrefix(attr, xattrPrefix)
+	if o == "" || !ok {
+		return 0, syscall.ENODATA
+	}
+	m, err := t.attributeTexts(o)
+	if err != nil {
+		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
+		return 0, syscall.EIO
+	}
+	v, ok := m[name]
+	if !ok {
+		return 0, syscall.ENODATA
+	}
+	return copyXattr(dest, []byte(v))
+}
+
+// listxattr lists the extended attributes of the object at HDF5 path o.
+func (t *Tree) listxattr(o string, dest []byte) (uint32, syscall.Errno) {
+	if o == "" {
+		return 0, 0
+	}
+	m, err := t.attributeTexts(o)
+	if err != nil {
+		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
+		return 0, syscall.EIO
+	}
+	b := xattrNames(m)
+	return copyXattr(dest, b)
+}
+
+// copyXattr copies an extended attribute value out, or reports its size
+// when dest is empty (a size query) or too small.
+func copyXattr(dest, v []byte) (uint32, syscall.Errno) {
+	if len(dest) == 0 {
+		return uint32(len(v)), 0
+	}
+	if len(dest) < len(v) {
+		return uint32(len(v)), syscall.ERANGE
+	}
+	return uint32(copy(dest, v)), 0
+}
+
+// toErrno maps a lookup error to an errno: ENOENT for a missing name, EIO
+// for a directory that cannot be listed.
+func toErrno(err error) syscall.Errno {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return syscall.EIO
+}

@@ -1,0 +1,142 @@
+package fsnode
+
+import (
+	"path"
+	"strings"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// metaName is the hidden file in every directory that describes its object.
+const metaName = ".meta.json"
+
+// ancestry lists the groups above a directory (and its own), so that a
+// hard link back up the tree shows as a symbolic link, not as an endless
+// directory.
+type ancestry struct {
+	addr uint64
+	path string
+	up   *ancestry
+}
+
+// with returns the ancestry below object o.
+func (a *ancestry) with(o *h5core.Object) *ancestry {
+	return &ancestry{addr: o.Addr, path: o.Path, up: a}
+}
+
+// find returns the path of the ancestor stored at object header addr.
+func (a *ancestry) find(addr uint64) (string, bool) {
+	for ; a != nil; a = a.up {
+		if a.addr == addr {
+			return a.path, true
+		}
+	}
+	return "", false
+}
+
+// groupDir is the directory of an ordinary group below ancestors up.
+func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
+	d := &dir{attrs: g.Path}
+	me := up.with(g)
+	d.list = func() ([]entry, error) {
+		links, err := g.Links()
+		if err != nil {
+			return nil, err
+		}
+		es := []entry{t.metaEntry(g, nil)}
+		for _, l := range links {
+			es = append(es, t.linkEntries(g, l, me)...)
+		}
+		return es, nil
+	}
+	return d
+}
+
+// linkEntries returns what one link of group g (with ancestry me) shows:
+// a directory for a group, files for a dataset, nothing for a committed
+// datatype, and a symbolic link for a soft link to a group or a hard link
+// to a group above (so that cycles are never walked).
+func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
+	name := EscapeName(l.Name)
+	where := t.f.Name() + ":" + g.Child(l.Name)
+	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
+		return []entry{{name: name, target: l.File + ":" + l.Target}}
+	}
+	o, err := g.OpenLink(l)
+	if err != nil {
+		return []entry{{name: name, file: errorFile(where, err)}}
+	}
+	if o.Kind() == h5core.KindGroup {
+		if l.Type == h5core.LinkSoft {
+			return []entry{{name: name, target: relTarget(g.Path, l.Target)}}
+		}
+		if p, loop := me.find(o.Addr); loop {
+			return []entry{{name: name, target: relTarget(g.Path, p)}}
+		}
+	}
+	if tb := t.tables[o.Path]; tb != nil {
+		return append(t.wholeTableEntries(name, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
+	}
+	if err := t.failed[o.Path]; err != nil {
+		return t.failedEntries(name, where, o, err, me)
+	}
+	switch o.Kind() {
+	case h5core.KindGroup:
+		return []entry{{name: name, dir: t.groupDir(o, me)}}
+	case h5core.KindDataset:
+		return t.datasetEntries(name, where, o)
+	}
+	return nil
+}
+
+// failedEntries shows a bad table (or an object Discover could not read):
+// the files it would have, each failing with err.
+func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up *ancestry) []entry {
+	bad := func(n string) entry { return entry{name: n, file: errorFile(where+" "+n, err)} }
+	if o.Kind() != h5core.KindGroup {
+		return []entry{bad(name + ".raw"), bad(name + ".csv"), bad(name + ".npy")}
+	}
+	d := &dir{attrs: o.Path}
+	me := up.with(o)
+	d.list = func() ([]entry, error) {
+		es := []entry{t.metaEntry(o, nil)}
+		links, lerr := o.Links()
+		if lerr != nil {
+			return nil, lerr
+		}
+		for _, l := range links {
+			c, cerr := o.OpenLink(l)
+			if cerr != nil || c.Kind() != h5core.KindDataset {
+				es = append(es, t.linkEntries(o, l, me)...)
+				continue
+			}
+			n := EscapeName(l.Name)
+			es = append(es, bad(n+".csv"), bad(n+".arrow"), bad(n+".raw"))
+		}
+		return es, nil
+	}
+	return []entry{{name: name, dir: d}, bad(name + ".csv"), bad(name + ".arrow"), bad(name + ".parquet")}
+}
+
+// relTarget returns the symbolic link target, relative to the directory of
+// group dirPath, of the soft link target (absolute, or relative to dirPath).
+func relTarget(dirPath, target string) string {
+	if !strings.HasPrefix(target, "/") {
+		target = dirPath + "/" + target
+	}
+	var parts []string
+	for _, p := range strings.Split(target, "/") {
+		if p != "" && p != "." {
+			parts = append(parts, EscapeName(p))
+		}
+	}
+	up := strings.Count(path.Clean("/"+dirPath), "/")
+	if dirPath == "/" || dirPath == "" {
+		up = 0
+	}
+	rel := strings.Repeat("../", up) + strings.Join(parts, "/")
+	if rel == "" {
+		return "."
+	}
+	return strings.TrimSuffix(rel, "/")
+}

@@ -1,0 +1,167 @@
+package fsnode
+
+import (
+	"encoding/json"
+
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
+)
+
+// objectMeta is the content of a directory's .meta.json.
+type objectMeta struct {
+	Path       string            `json:"path"`
+	Kind       string            `json:"kind"`
+	Error      string            `json:"error,omitempty"`
+	Attributes map[string]string `json:"attributes"`
+	Table      *tableMeta        `json:"table,omitempty"`
+	Links      []linkMeta        `json:"links,omitempty"`
+}
+
+// tableMeta describes a table and its columns in view order.
+type tableMeta struct {
+	Kind         string       `json:"kind"`
+	NRows        int64        `json:"nrows"`
+	Version      string       `json:"version,omitempty"`
+	IndexColumns []string     `json:"index_columns,omitempty"`
+	Index        string       `json:"index,omitempty"`
+	Columns      []columnMeta `json:"columns"`
+	Findings     []string     `json:"findings,omitempty"`
+}
+
+// columnMeta describes one column of a table.
+type columnMeta struct {
+	Name       string `json:"name"`
+	Shown      string `json:"shown_as"`
+	Path       string `json:"hdf5_path"`
+	Type       string `json:"dtype"`
+	Logical    string `json:"logical"`
+	ElemSize   int    `json:"raw_elem_size"`
+	Nullable   bool   `json:"nullable"`
+	Fill       string `json:"fill,omitempty"`
+	Units      string `json:"units,omitempty"`
+	IndexLevel int    `json:"index_level"`
+}
+
+// linkMeta describes one link of a group and the object it points at.
+type linkMeta struct {
+	Name    string       `json:"name"`
+	Shown   string       `json:"shown_as"`
+	Type    string       `json:"link_type"`
+	Target  string       `json:"target,omitempty"`
+	Kind    string       `json:"kind,omitempty"`
+	Dataset *datasetMeta `json:"dataset,omitempty"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// datasetMeta describes a dataset's type, shape and storage.
+type datasetMeta struct {
+	Shape      []uint64          `json:"shape"`
+	MaxShape   []any             `json:"maxshape"`
+	Type       string            `json:"dtype"`
+	Layout     string            `json:"layout"`
+	Chunks     []uint64          `json:"chunks,omitempty"`
+	ChunkIndex string            `json:"chunk_index,omitempty"`
+	Filters    []filterMeta      `json:"filters,omitempty"`
+	Attributes map[string]string `json:"attributes"`
+}
+
+// filterMeta is one filter of a dataset's pipeline.
+type filterMeta struct {
+	ID     uint16   `json:"id"`
+	Name   string   `json:"name,omitempty"`
+	Params []uint32 `json:"params,omitempty"`
+}
+
+// metaEntry is the .meta.json file of the directory of object o (which
+// shows table tb, if not nil).
+func (t *Tree) metaEntry(o *h5core.Object, tb *table.Table) entry {
+	return entry{name: metaName, file: &file{path: t.f.Name() + ":" + o.Path + " " + metaName,
+		newView: func() (View, error) {
+			m, err := t.describe(o)
+			if err != nil {
+				return nil, err
+			}
+			if tb != nil {
+				m.Table = describeTable(tb)
+			}
+			b, err := json.MarshalIndent(m, "", "  ")
+			return bytesView(append(b, '\n')), err
+		}}}
+}
+
+// describe builds the description of object o.
+func (t *Tree) describe(o *h5core.Object) (*objectMeta, error) {
+	attrs, err := attributeTexts(o)
+	if err != nil {
+		return nil, err
+	}
+	m := &objectMeta{Path: o.Path, Kind: o.Kind().String(), Attributes: attrs}
+	if err := t.failed[o.Path]; err != nil {
+		m.Error = err.Error()
+	}
+	links, err := o.Links()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		lm := linkMeta{Name: l.Name, Shown: EscapeName(l.Name), Type: l.Type.String(), Target: l.Target}
+		if l.Type == h5core.LinkExternal {
+			lm.Target = l.File + ":" + l.Target
+		}
+		if c, err := o.OpenLink(l); err != nil {
+			lm.Error = err.Error()
+		} else {
+			lm.Kind = c.Kind().String()
+			if lm.Kind == "dataset" {
+				lm.Dataset, err = describeDataset(c)
+				if err != nil {
+					lm.Error = err.Error()
+				}
+			}
+		}
+		m.Links = append(m.Links, lm)
+	}
+	return m, nil
+}
+
+// describeDataset describes dataset o.
+func describeDataset(o *h5core.Object) (*datasetMeta, error) {
+	ds, err := o.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := attributeTexts(o)
+	if err != nil {
+		return nil, err
+	}
+	m := &datasetMeta{Shape: ds.Shape(), Type: ds.Type.String(), Layout: ds.Layout(), Attributes: attrs}
+	for _, d := range ds.MaxShape() {
+		if d == h5core.Unlimited {
+			m.MaxShape = append(m.MaxShape, nil)
+		} else {
+			m.MaxShape = append(m.MaxShape, d)
+		}
+	}
+	if m.Layout == "chunked" {
+		m.Chunks = ds.ChunkShape()
+		m.ChunkIndex = ds.ChunkIndexKind().String()
+	}
+	for _, f := range ds.Filters {
+		m.Filters = append(m.Filters, filterMeta{ID: f.ID, Name: f.Name, Params: f.ClientData})
+	}
+	return m, nil
+}
+
+// describeTable describes table tb.
+func describeTable(tb *table.Table) *tableMeta {
+	m := &tableMeta{Kind: tb.Kind, NRows: tb.NRows, Version: tb.Version, IndexColumns: tb.IndexColumns, Index: tb.Index,
+		Columns: []columnMeta{}}
+	for _, c := range tb.Columns {
+		m.Columns = append(m.Columns, columnMeta{Name: c.Name, Shown: EscapeName(c.Name), Path: c.Path, Type: c.HDF5Type,
+			Logical: c.Logical, ElemSize: c.ElemSize, Nullable: c.Nullable, Fill: c.FillText, Units: c.Units, IndexLevel: c.IndexLevel})
+	}
+	for _, f := range tb.Findings {
+		m.Findings = append(m.Findings, f.String())
+	}
+	return m
+}

@@ -1,0 +1,59 @@
+package fsnode
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// maxRequest is the largest read request asked of the kernel (its limit).
+const maxRequest = 1 << 20
+
+// Mount mounts the tree read-only at mountpoint and returns the running
+// server; Unmount it, then Wait for it. The attribute and entry timeouts
+// are left to each node (see shared/docs/clients-on-fuse.md).
+func Mount(t *Tree, mountpoint string) (*fuse.Server, error) {
+	negative := longTimeout
+	root := &dirNode{t: t, d: t.root}
+	server, err := fs.Mount(mountpoint, root, &fs.Options{
+		NegativeTimeout: &negative,
+		MountOptions: fuse.MountOptions{
+			FsName:       t.f.Name(),
+			Name:         "h5fs",
+			Options:      []string{"ro"},
+			DirectMount:  true,
+			MaxWrite:     maxRequest,
+			MaxReadAhead: maxRequest,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	raiseReadAhead(mountpoint)
+	return server, nil
+}
+
+// raiseReadAhead lifts the kernel readahead of the new mount to 1 MiB,
+// which go-fuse cannot do (it can only lower the kernel's offer). It
+// needs root; without it the default of 128 KiB stays.
+func raiseReadAhead(mountpoint string) {
+	var st syscall.Stat_t
+	if syscall.Stat(mountpoint, &st) != nil {
+		return
+	}
+	major, minor := (st.Dev>>8)&0xfff, (st.Dev&0xff)|((st.Dev>>12)&0xfff00)
+	bdi := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", major, minor)
+	_ = os.WriteFile(bdi, []byte(fmt.Sprint(maxRequest>>10)), 0)
+}
+
+// mtimeOf returns the modification time of the named file, or now.
+func mtimeOf(name string) time.Time {
+	if st, err := os.Stat(name); err == nil {
+		return st.ModTime()
+	}
+	return time.Now()
+}

@@ -1,0 +1,253 @@
+// Package fsnode is the go-fuse node tree of h5fs: it maps the objects of
+// an HDF5 file to directories and to generated files whose content comes
+// from the renderers. The tree itself (Tree) knows nothing of FUSE, so
+// `h5fs cat` resolves a path through exactly the entries the mount shows.
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/h5fs/h5fs/arrowexport"
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
+)
+
+// Options configure a Tree.
+type Options struct {
+	// Log receives one line for each object that cannot be shown; nil
+	// means the standard logger.
+	Log *log.Logger
+	// Mtime is the modification time of every node; zero means the HDF5
+	// file's.
+	Mtime time.Time
+	// Cache keeps the renderers' sizing passes across mounts; nil means
+	// none.
+	Cache *arrowexport.Cache
+}
+
+// Tree is the file tree of one HDF5 file. Directories are listed when
+// first asked for and then kept; files render their content on demand.
+type Tree struct {
+	f      *h5core.File
+	opt    Options
+	root   *dir
+	fileID *arrowexport.FileID     // identity of the HDF5 file, if it is one
+	tables map[string]*table.Table // tables by HDF5 path
+	failed map[string]error        // objects that are bad tables, by HDF5 path
+}
+
+// New returns the tree of f. It finds the file's tables first (leniently:
+// a table with problems is shown if its rows can be read); each table
+// that cannot be shown is logged, and its files fail with EIO.
+func New(f *h5core.File, opt Options) (*Tree, error) {
+	if opt.Log == nil {
+		opt.Log = log.Default()
+	}
+	if opt.Mtime.IsZero() {
+		opt.Mtime = mtimeOf(f.Name())
+	}
+	g, err := f.Root()
+	if err != nil {
+		return nil, err
+	}
+	tables, findings, err := table.Discover(f, table.Lenient)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{f: f, opt: opt, tables: map[string]*table.Table{}, failed: map[string]error{}}
+	if id, err := arrowexport.StatFileID(f.Name()); err == nil {
+		t.fileID = &id
+	}
+	for _, tb := range tables {
+		t.tables[tb.Path] = tb
+	}
+	for _, fd := range findings {
+		if fd.Severity == table.SevError && !t.inTable(fd.Path) {
+			opt.Log.Printf("h5fs: %s: %v", f.Name(), fd)
+			if _, seen := t.failed[fd.Path]; !seen {
+				t.failed[fd.Path] = errors.New(fd.String())
+			}
+		}
+	}
+	if tb := t.tables["/"]; tb != nil {
+		t.root = t.tableDir(g, tb, nil)
+	} else {
+		t.root = t.groupDir(g, nil)
+	}
+	return t, nil
+}
+
+// inTable reports whether HDF5 path p is a shown table or lies inside one.
+func (t *Tree) inTable(p string) bool {
+	for ; ; p = path.Dir(p) {
+		if t.tables[p] != nil {
+			return true
+		}
+		if p == "/" || p == "." || p == "" {
+			return false
+		}
+	}
+}
+
+// entry is one name in a directory: a directory, a file or a symbolic
+// link (target).
+type entry struct {
+	name   string
+	dir    *dir
+	file   *file
+	target string
+}
+
+// dir is a directory. attrs, when set, is the HDF5 path of the object
+// whose attributes are its extended attributes.
+type dir struct {
+	attrs string
+	list  func() ([]entry, error)
+
+	once    sync.Once
+	entries []entry
+	index   map[string]int
+	err     error
+}
+
+// children returns the directory's entries sorted by name, listing it on
+// first use. Of two entries with the same name the first listed wins.
+func (t *Tree) children(d *dir) ([]entry, error) {
+	d.once.Do(func() {
+		es, err := d.list()
+		if err != nil {
+			d.err = err
+			t.opt.Log.Printf("h5fs: %v", err)
+			return
+		}
+		d.index = make(map[string]int, len(es))
+		for _, e := range es {
+			if _, dup := d.index[e.name]; dup {
+				t.opt.Log.Printf("h5fs: %s: name %q is taken; one object is not shown", t.f.Name(), e.name)
+				continue
+			}
+			d.index[e.name] = len(d.entries)
+			d.entries = append(d.entries, e)
+		}
+		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].name < d.entries[j].name })
+		for i, e := range d.entries {
+			d.index[e.name] = i
+		}
+	})
+	return d.entries, d.err
+}
+
+// lookup returns the entry called name.
+func (t *Tree) lookup(d *dir, name string) (entry, error) {
+	es, err := t.children(d)
+	if err != nil {
+		return entry{}, err
+	}
+	i, ok := d.index[name]
+	if !ok {
+		return entry{}, syscall.ENOENT
+	}
+	return es[i], nil
+}
+
+// file is a generated file. Its view is made on first use; finalize runs
+// the view's sizing pass once, without holding up stat calls meanwhile.
+type file struct {
+	path    string // what the file shows, for messages
+	attrs   string // HDF5 path of the object supplying the xattrs, if set
+	newView func() (View, error)
+
+	mu        sync.Mutex
+	view      View
+	err       error
+	finalized bool
+}
+
+// get returns the file's view, making it on first use.
+func (t *Tree) get(f *file) (View, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.view == nil && f.err == nil {
+		f.view, f.err = f.newView()
+		if f.err == nil && f.view == nil {
+			f.err = fmt.Errorf("%s: no content", f.path)
+		}
+		if f.err != nil {
+			t.opt.Log.Printf("h5fs: %s: %v", f.path, f.err)
+		}
+	}
+	return f.view, f.err
+}
+
+// finalize returns the file's view with its exact size known. The views
+// serialize their own sizing passes, so a pass runs without f.mu held.
+func (t *Tree) finalize(f *file) (View, error) {
+	v, err := t.get(f)
+	if err != nil || f.isFinal() {
+		return v, err
+	}
+	err = v.Finalize()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		if f.err == nil {
+			t.opt.Log.Printf("h5fs: %s: %v", f.path, err)
+		}
+		f.err = err
+		return nil, err
+	}
+	f.finalized = true
+	return v, nil
+}
+
+// isFinal reports whether the file's exact size is known.
+func (f *file) isFinal() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finalized
+}
+
+// errorFile stands for an object that cannot be read: opening it fails.
+func errorFile(path string, err error) *file {
+	return &file{path: path, newView: func() (View, error) { return nil, err }}
+}
+
+// Open resolves a path as the mount shows it ("run1/events/energy.csv")
+// and returns its view with the exact size known.
+func (t *Tree) Open(path string) (View, error) {
+	d := t.root
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i, name := range parts {
+		e, err := t.lookup(d, name)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		last := i == len(parts)-1
+		switch {
+		case e.file != nil && last:
+			v, err := t.finalize(e.file)
+			if err != nil {
+				return nil, &os.PathError{Op: "open", Path: path, Err: err}
+			}
+			return v, nil
+		case e.dir != nil && !last:
+			d = e.dir
+		case e.dir != nil:
+			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+		case e.file != nil:
+			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.ENOTDIR}
+		default:
+			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("symbolic link to " + e.target)}
+		}
+	}
+	return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+}
