@@ -28,7 +28,8 @@ func SparseViewNames(rank int) []string {
 }
 
 // SparseViews returns the views of a sparse dataset opened as m, by the
-// names SparseViewNames gives. COO and Matrix Market sizes become exact
+// names SparseViewNames gives (without dense.npy when ds is nil: a matrix
+// stored as data/indices/indptr arrays). COO and Matrix Market sizes become exact
 // with Finalize; the npy views are exact at once.
 func SparseViews(ds *h5core.Dataset, m *sparsecoo.Matrix, opts Options) (map[string]View, error) {
 	views := map[string]View{}
@@ -58,6 +59,9 @@ func SparseViews(ds *h5core.Dataset, m *sparsecoo.Matrix, opts Options) (map[str
 		if views["matrix.mtx"], err = NewMatrixMarketView(m); err != nil {
 			return nil, err
 		}
+	}
+	if ds == nil {
+		return views, nil // a matrix stored as arrays (anndata): no dense form
 	}
 	dense, err := DatasetArray(ds)
 	if err != nil {

@@ -80,6 +80,9 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	if err := t.failed[o.Path]; err != nil {
 		return t.failedEntries(name, where, o, err, me)
 	}
+	if e, ok := t.sparseEntry(name, o); ok {
+		return []entry{e}
+	}
 	switch o.Kind() {
 	case h5core.KindGroup:
 		return []entry{{name: name, dir: t.groupDir(o, me)}}
