@@ -3,6 +3,7 @@ package h5core
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -204,4 +206,108 @@ func checkRawBytes(t *testing.T, ds *Dataset, want string) {
 			t.Fatalf("ReadAt(%d bytes at %d) differs from the whole read", len(p), off)
 		}
 	}
+}
+
+// TestArrayHeadersHostile patches the array headers of test files (then
+// reseals their checksums) and checks that absurd values are refused, or
+// harmless, without large allocations.
+func TestArrayHeadersHostile(t *testing.T) {
+	u64 := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+	cases := []struct {
+		file, sig string
+		at        int    // offset of the patch from the header signature
+		patch     []byte // bytes written there
+		want      string // error text; "" for success
+	}{
+		{"fa_5000", "FAHD", 8, u64(1 << 39), "runs past the end"},
+		{"fa_5000", "FAHD", 8, u64(1 << 62), "fixed array of"},
+		{"fa_5000", "FAHD", 8, u64(10), "fixed array of 10 entries for 5000 chunks"},
+		{"fa_5000", "FAHD", 7, []byte{200}, "page size"},
+		{"fa_5000", "FAHD", 7, []byte{16}, "checksum mismatch"}, // now one unpaged block
+		{"fa_5000", "FAHD", 6, []byte{9}, "entries of 9 bytes"},
+		{"fa_5000", "FAHD", 5, []byte{2}, "structured chunks"},
+		{"fa_5000", "FAHD", 4, []byte{7}, "version 7"},
+		{"fa_5000", "FAHD", 16, u64(undefAddr), ""},
+		{"fa_gzip", "FAHD", 6, []byte{30}, "filtered chunk entries of 30 bytes"},
+		{"ea_1000", "EAHD", 44, u64(1 << 50), "extensible array of"},
+		{"ea_1000", "EAHD", 44, u64(1 << 32), ""}, // legal: unset blocks
+		{"ea_1000", "EAHD", 7, []byte{0}, "2^0 entries"},
+		{"ea_1000", "EAHD", 7, []byte{64}, "index block checksum"}, // more super blocks
+		{"ea_1000", "EAHD", 9, []byte{3}, "data blocks of 3 entries"},
+		{"ea_1000", "EAHD", 10, []byte{0}, "super blocks of 0"},
+		{"ea_1000", "EAHD", 10, []byte{128}, "index block addresses 14 super blocks"},
+		{"ea_1000", "EAHD", 11, []byte{99}, "page size"},
+		{"ea_1000", "EAHD", 8, []byte{255}, "checksum mismatch"},
+		{"ea_20000", "EAHD", 60, u64(undefAddr), ""},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s_%s+%d=%x", c.file, c.sig, c.at, c.patch), func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "arrays", c.file+".h5"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := bytes.Index(b, []byte(c.sig))
+			copy(b[h+c.at:], c.patch)
+			b = resealHeaders(b)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err = listAndRead(b, "/"+c.file)
+			runtime.ReadMemStats(&after)
+			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Errorf("allocated %d bytes", n)
+			}
+		})
+	}
+}
+
+// TestArrayBlockCorrupt flips a byte of a fixed array data block (its page
+// bitmap, a page) and of an extensible array super block: the reads that
+// need them fail.
+func TestArrayBlockCorrupt(t *testing.T) {
+	for _, c := range []struct {
+		file, sig string
+		at        int
+		want      string
+	}{
+		{"fa_1025", "FADB", 14, "fixed array data block checksum"},
+		{"fa_1025", "FADB", 20, "fixed array data block page checksum"},
+		{"ea_20000", "EASB", 20, "extensible array super block checksum"},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "arrays", c.file+".h5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[bytes.Index(b, []byte(c.sig))+c.at]++
+		if err := listAndRead(b, "/"+c.file); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.file, err, c.want)
+		}
+	}
+}
+
+// listAndRead lists the chunks of the dataset at path in the file data and
+// reads all of it.
+func listAndRead(data []byte, path string) error {
+	f, err := NewFile(bytes.NewReader(data), int64(len(data)), "hostile.h5", Options{})
+	if err != nil {
+		return err
+	}
+	o, err := f.Open(path)
+	if err != nil {
+		return err
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		return err
+	}
+	if _, err := ds.Chunks(); err != nil {
+		return err
+	}
+	_, err = ds.ReadAt(make([]byte, ds.Size()), 0)
+	if err == io.EOF {
+		err = nil
+	}
+	return err
 }

@@ -4,10 +4,11 @@ import "fmt"
 
 // chunkLoc is where one chunk is stored.
 type chunkLoc struct {
-	scaled []uint64 // chunk coordinates in units of chunks
-	addr   uint64   // undefAddr when the chunk is not allocated
-	size   uint64   // stored (possibly filtered) size in bytes
-	mask   uint32   // filter mask: bit i set = filter i skipped
+	scaled []uint64   // chunk coordinates in units of chunks
+	addr   uint64     // undefAddr when the chunk is not allocated
+	size   uint64     // stored (possibly filtered) size in bytes
+	mask   uint32     // filter mask: bit i set = filter i skipped
+	stc    *stcRecord // structured chunks: the sections; nil otherwise
 }
 
 // chunkIndex is implemented by every chunk index kind.

@@ -167,6 +167,9 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 		if loc.addr == undefAddr {
 			return nil, nil // never written: copyChunk fills
 		}
+		if loc.stc != nil {
+			return ds.denseStructuredChunk(loc)
+		}
 		raw, err := ds.f.read(loc.addr, loc.size)
 		if err != nil {
 			return nil, err

@@ -13,6 +13,10 @@ type Dataset struct {
 	Type *Datatype
 	// Filters is the filter pipeline applied to chunks (empty if none).
 	Filters []Filter
+	// SectionFilters holds, for a structured-chunk dataset with a
+	// structured-chunk filter pipeline message, each section's pipeline
+	// (nil for an unfiltered section); nil otherwise.
+	SectionFilters [][]Filter
 
 	space    *dataspace
 	layout   *layout
@@ -81,6 +85,16 @@ func (o *Object) dataset() (*Dataset, error) {
 			return nil, err
 		}
 	}
+	if ds.layout.class == layoutStructured {
+		if b, at, err = msg(msgSectionPipeline); err != nil {
+			return nil, err
+		}
+		if b != nil {
+			if ds.SectionFilters, err = parseSectionPipeline(b, at, ds.layout.stc.sections); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := ds.readFill(); err != nil {
 		return nil, err
 	}
@@ -138,7 +152,12 @@ func (ds *Dataset) checkLayout() error {
 		if l.addr != undefAddr && l.size < n*es {
 			return formatErr(ds.Addr, "contiguous storage holds %d bytes, dataset needs %d", l.size, n*es)
 		}
-	case layoutChunked:
+	case layoutChunked, layoutStructured:
+		if l.class == layoutStructured {
+			if err := ds.checkStructured(); err != nil {
+				return err
+			}
+		}
 		if len(l.chunk) != len(ds.space.dims) {
 			return formatErr(ds.Addr, "chunk rank %d differs from dataspace rank %d", len(l.chunk), len(ds.space.dims))
 		}
@@ -149,7 +168,7 @@ func (ds *Dataset) checkLayout() error {
 		if max == nil {
 			max = ds.space.dims
 		}
-		ds.geom = &chunkGeom{dims: ds.space.dims, maxDims: max, chunk: l.chunk, elemSize: es, filtered: len(ds.Filters) > 0}
+		ds.geom = &chunkGeom{dims: ds.space.dims, maxDims: max, chunk: l.chunk, elemSize: es, filtered: len(ds.Filters) > 0 || ds.SectionFilters != nil}
 		cb := ds.geom.chunkBytes()
 		for _, c := range l.chunk {
 			if c > 1<<32 || cb/c == 0 {
@@ -222,6 +241,9 @@ type ChunkInfo struct {
 	Addr       uint64   // file address (relative to the base address)
 	StoredSize uint64
 	FilterMask uint32
+	// Sections describes the sections of a structured chunk (nil for
+	// ordinary chunks).
+	Sections []SectionInfo
 }
 
 // Chunks lists the allocated chunks of a chunked dataset in row-major
@@ -237,7 +259,7 @@ func (ds *Dataset) Chunks() ([]ChunkInfo, error) {
 		for i, s := range c.scaled {
 			off[i] = s * ds.geom.chunk[i]
 		}
-		out = append(out, ChunkInfo{Offset: off, Addr: c.addr, StoredSize: c.size, FilterMask: c.mask})
+		out = append(out, ChunkInfo{Offset: off, Addr: c.addr, StoredSize: c.size, FilterMask: c.mask, Sections: c.stc.info(c.size)})
 		return nil
 	})
 	if err != nil {
@@ -247,11 +269,15 @@ func (ds *Dataset) Chunks() ([]ChunkInfo, error) {
 }
 
 func (ds *Dataset) chunkIndex() (chunkIndex, error) {
-	if ds.layout.class != layoutChunked {
+	if ds.layout.class != layoutChunked && ds.layout.class != layoutStructured {
 		return nil, fmt.Errorf("%s: %s: not a chunked dataset", ds.f.name, ds.Path)
 	}
 	ds.indexOnce.Do(func() {
-		ds.index, ds.indexErr = ds.f.newChunkIndex(ds.layout, ds.geom)
+		if ds.layout.class == layoutStructured {
+			ds.index, ds.indexErr = ds.f.newStructuredIndex(ds.layout, ds.geom, ds.geom.filtered)
+		} else {
+			ds.index, ds.indexErr = ds.f.newChunkIndex(ds.layout, ds.geom)
+		}
 		ds.indexErr = ds.err(ds.indexErr)
 	})
 	return ds.index, ds.indexErr
@@ -303,7 +329,7 @@ func (ds *Dataset) read(p []byte, off int64) error {
 			return err
 		}
 		return nil
-	case layoutChunked:
+	case layoutChunked, layoutStructured:
 		return ds.readChunked(p, off)
 	}
 	return fmt.Errorf("%s layout: %w", ds.Layout(), ErrUnsupported)

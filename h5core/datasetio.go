@@ -38,14 +38,19 @@ func (ds *Dataset) WriteRaw(w io.Writer) error {
 	block = max(es, block/es*es)
 	size := ds.Size()
 	buf := make([]byte, min(block, size))
-	var out []byte
+	packed := t.IsPackedLE()
+	var conv []byte
 	for off := int64(0); off < size; off += int64(len(buf)) {
 		n := min(int64(len(buf)), size-off)
 		p := buf[:n]
 		if _, err := ds.ReadAt(p, off); err != nil && err != io.EOF {
 			return err
 		}
-		out = t.AppendPackedLE(out[:0], p, int(n/es))
+		out := p
+		if !packed {
+			conv = t.AppendPackedLE(conv[:0], p, int(n/es))
+			out = conv
+		}
 		if _, err := w.Write(out); err != nil {
 			return err
 		}

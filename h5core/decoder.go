@@ -174,3 +174,6 @@ func bytesFor(max uint64) int {
 	}
 	return n
 }
+
+// bitsToBytes returns ceil(bits/8).
+func bitsToBytes(bits uint64) int { return int((bits + 7) / 8) }

@@ -137,7 +137,7 @@ func (x *extensibleArrayIndex) npages(u int) uint64 {
 // bitmapSize is the size of super block u's page bitmaps.
 func (x *extensibleArrayIndex) bitmapSize(u int) uint64 {
 	if x.paged(u) {
-		return ndblks(u) * ((x.npages(u) + 7) / 8)
+		return ndblks(u) * uint64(bitsToBytes(x.npages(u)))
 	}
 	return 0
 }

@@ -14,8 +14,9 @@ import (
 // (libhdf5 refuses chunk indexes of 2^32 chunks or more).
 const maxArrayEntries = 1 << 40
 
-// maxPageBits bounds the page size exponent of both array kinds.
-const maxPageBits = 32
+// maxPageBits bounds the page size exponent of both array kinds (libhdf5
+// uses 10), which bounds the size of any one block read.
+const maxPageBits = 16
 
 // fixedArrayIndex is a fixed array chunk index. Blocks are read when a
 // chunk in them is asked for and kept in a small cache.
@@ -89,7 +90,7 @@ func (f *File) newFixedArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 // prefixSize is the size of the data block before its first page, or of
 // the whole data block without its elements when it is not paged.
 func (x *fixedArrayIndex) prefixSize() uint64 {
-	return uint64(10+x.f.so) + (x.npages+7)/8
+	return uint64(10 + x.f.so + bitsToBytes(x.npages))
 }
 
 // checkBlock checks the fields of a data block that repeat the header's.

@@ -237,8 +237,8 @@ func (f *File) heapObject(heapAddr uint64, id []byte) ([]byte, uint64, error) {
 
 // tiny returns an object stored inside its heap ID. The length takes one
 // byte's low nibble, or 12 bits over two bytes when IDs are longer than 18
-// bytes (libhdf5 1.10 writes but misreads the high bits of the latter; this
-// follows the specification).
+// bytes (libhdf5 writes the high nibble of those but its reader drops it;
+// this follows the specification).
 func (h *fractalHeap) tiny(id []byte) ([]byte, error) {
 	n, at := int(id[0]&0x0F)+1, 1
 	if h.idLen > 18 {

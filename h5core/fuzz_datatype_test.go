@@ -51,7 +51,7 @@ func FuzzParseDatatype(f *testing.F) {
 			t.Fatalf("%s: toPackedLE gave %d bytes for 2 elements of %d", dt, len(got), dt.PackedSize())
 		}
 		for _, e := range [][]byte{elem, make([]byte, dt.Size)} {
-			if v, err := memFile(heap).elementValue(dt, e); err == nil {
+			if v, err := rawFile(heap).elementValue(dt, e); err == nil {
 				_ = FormatValue(v)
 			}
 		}

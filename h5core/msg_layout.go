@@ -61,6 +61,7 @@ type layout struct {
 	pageBits   uint8  // fixed array
 	ea         eaParams
 	bt2        bt2Params
+	stc        *stcLayout // structured chunks (class 4)
 }
 
 // eaParams are the extensible array creation parameters of layout v4.
@@ -143,7 +144,10 @@ func (f *File) parseLayout(b []byte, at uint64) (*layout, error) {
 		l.addr = d.offset()
 		d.u32()
 	case layoutStructured:
-		return nil, formatErr(at, "structured-chunk (sparse) layout not supported")
+		if l.version < 5 {
+			return nil, formatErr(at, "structured-chunk layout in a version %d layout message", l.version)
+		}
+		return f.parseStructuredLayout(d, l)
 	default:
 		return nil, formatErr(at, "data layout class %d unknown", l.class)
 	}

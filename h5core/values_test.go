@@ -17,11 +17,6 @@ import (
 )
 
 // memFile is a File over b with 8-byte offsets and lengths.
-func memFile(b []byte) *File {
-	return &File{r: bytes.NewReader(b), name: "mem", size: int64(len(b)), so: 8, sl: 8,
-		gheaps: map[uint64]*globalHeap{}}
-}
-
 func mustType(t testing.TB, msg []byte) *Datatype {
 	t.Helper()
 	dt, _, err := parseDatatype(msg, 0)
@@ -38,7 +33,7 @@ func TestElementValuesTestdata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := memFile(raw)
+	f := rawFile(raw)
 	for _, c := range loadTestdata(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			dt := testdataType(t, c)
@@ -180,7 +175,7 @@ func TestToPackedLEMatchesLittleEndianTwin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := memFile(raw)
+	f := rawFile(raw)
 	cases := map[string]testdataCase{}
 	for _, c := range loadTestdata(t) {
 		cases[c.Name] = c
@@ -293,7 +288,7 @@ func TestSwapKernels(t *testing.T) {
 // ---- values of hand-made types ----
 
 func TestElementValue(t *testing.T) {
-	f := memFile(nil)
+	f := rawFile(nil)
 	big128, _ := new(big.Int).SetString("-170141183460469231731687303715884105728", 10)
 	cases := []struct {
 		name string
@@ -379,7 +374,7 @@ func x87Bytes(signExp uint16, mant uint64) []byte {
 }
 
 func TestElementValueTypes(t *testing.T) {
-	f := memFile(nil)
+	f := rawFile(nil)
 	check := func(msg, elem []byte, want any) {
 		t.Helper()
 		v, err := f.elementValue(mustType(t, msg), elem)
@@ -398,7 +393,7 @@ func TestElementValueTypes(t *testing.T) {
 }
 
 func TestElementValueShort(t *testing.T) {
-	if _, err := memFile(nil).elementValue(mustType(t, i32le), []byte{1, 2}); err == nil {
+	if _, err := rawFile(nil).elementValue(mustType(t, i32le), []byte{1, 2}); err == nil {
 		t.Error("no error for a short element")
 	}
 }
@@ -457,7 +452,7 @@ func heapID(addr uint64, index uint32) []byte {
 
 func TestGlobalHeap(t *testing.T) {
 	file := heapFile(map[uint16][]byte{1: []byte("hello"), 7: {}, 3: bytes.Repeat([]byte{9}, 20)}, 3, 1, 7)
-	f := memFile(file)
+	f := rawFile(file)
 	for idx, want := range map[uint32]string{1: "hello", 7: "", 3: string(bytes.Repeat([]byte{9}, 20))} {
 		got, err := f.globalHeapObject(0x40, idx)
 		if err != nil || string(got) != want {
@@ -501,20 +496,20 @@ func TestGlobalHeapCorrupt(t *testing.T) {
 		{"truncated file", func(b []byte) []byte { return b[:0x4c] }, "truncated"},
 	}
 	for _, c := range cases {
-		f := memFile(c.patch(slices.Clone(good)))
+		f := rawFile(c.patch(slices.Clone(good)))
 		if _, err := f.globalHeapObject(0x40, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 	// A collection bigger than the first read is read whole.
 	big := heapFile(map[uint16][]byte{1: bytes.Repeat([]byte{7}, 5000)}, 1)
-	if v, err := memFile(big).globalHeapObject(0x40, 1); err != nil || len(v) != 5000 {
+	if v, err := rawFile(big).globalHeapObject(0x40, 1); err != nil || len(v) != 5000 {
 		t.Errorf("large object: %d bytes, %v", len(v), err)
 	}
 }
 
 func TestGlobalHeapCacheBudget(t *testing.T) {
-	f := memFile(heapFile(map[uint16][]byte{1: []byte("a")}, 1))
+	f := rawFile(heapFile(map[uint16][]byte{1: []byte("a")}, 1))
 	for a := range uint64(gheapCacheMax + 10) {
 		f.cacheGlobalHeap(a+1000, &globalHeap{data: make([]byte, 16)})
 	}
@@ -541,7 +536,7 @@ func TestVlenAndHeapReferences(t *testing.T) {
 	ext := cat([]byte{8}, binary.LittleEndian.AppendUint64(nil, 0x900), le16(7), []byte("other.h"))
 	reg2 := cat([]byte{8}, binary.LittleEndian.AppendUint64(nil, 0x900), le32(3), []byte{1, 2, 3})
 	attr := cat([]byte{8}, binary.LittleEndian.AppendUint64(nil, 0x900), le16(5), []byte("units"))
-	f := memFile(heapFile(map[uint16][]byte{1: []byte("héllo\x00"), 2: seq, 3: region, 4: ext, 5: reg2, 6: attr, 7: {1, 2, 3, 4}},
+	f := rawFile(heapFile(map[uint16][]byte{1: []byte("héllo\x00"), 2: seq, 3: region, 4: ext, 5: reg2, 6: attr, 7: {1, 2, 3, 4}},
 		1, 2, 3, 4, 5, 6, 7))
 	vstr := mustType(t, dtMsg(9, 1, 0x101, 16, u8))
 	vseq := mustType(t, dtMsg(9, 1, 0, 16, dtMsg(0, 1, 9, 2, le16(0), le16(16))))

@@ -12,6 +12,8 @@ import (
 func runDump(args []string, w io.Writer) error {
 	fs := flags("dump")
 	raw := fs.Bool("raw", false, "packed little-endian element bytes")
+	sparse := fs.Bool("sparse", false, "defined elements of a sparse dataset, as regions")
+	locations := fs.Bool("locations-only", false, "with --sparse: regions without data")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -33,6 +35,13 @@ func runDump(args []string, w io.Writer) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
+	if *sparse {
+		if err := dumpSparse(bw, ds, *locations); err != nil {
+			bw.Flush()
+			return err
+		}
+		return bw.Flush()
+	}
 	if *raw {
 		if err := ds.WriteRaw(bw); err != nil {
 			return err

@@ -31,6 +31,7 @@ type lsEntry struct {
 	Attributes []lsAttr   `json:"attributes,omitempty"`
 	Chunks     []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
+	Sparse     *lsSparse  `json:"sparse,omitempty"`
 	children   []*lsEntry // text output nesting
 	attrErr    string     // attribute decoding error (text)
 	chunkError string     // chunk listing error
@@ -205,6 +206,9 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 			e.Storage = st
 		}
 	}
+	if ds.IsSparse() {
+		e.Sparse = describeSparse(ds, verbose)
+	}
 	return e
 }
 
@@ -230,6 +234,9 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		}
 		if e.Fill != nil {
 			fmt.Fprintf(w, "%sFill:      %s\n", ind, compactJSON(e.Fill))
+		}
+		if e.Sparse != nil {
+			printSparse(w, ind, e.Sparse)
 		}
 		if verbose && e.Storage != nil {
 			fmt.Fprintf(w, "%sStorage:   %d logical bytes, %d allocated bytes in %d chunks\n", ind, e.Storage.LogicalBytes, e.Storage.StoredBytes, e.Storage.Chunks)

@@ -22,7 +22,8 @@ var commands []command
 func init() {
 	commands = []command{
 		{"ls", "ls [-r] [-v] [--json] FILE [HDF5PATH]   list objects", runLs},
-		{"dump", "dump [--raw] FILE HDF5PATH             print a dataset (--raw: packed little-endian bytes)", runDump},
+		{"dump", "dump [--raw] [--sparse [--locations-only]] FILE HDF5PATH  print a dataset (--raw: packed little-endian bytes; --sparse: defined elements as regions)", runDump},
+		{"stat", "stat FILE                              count objects, dataset layouts and filters", runStat},
 		{"cat", "cat FILE VIEWPATH                      print a file of the mount without mounting", runCat},
 		{"mount", "mount [-o ro] FILE MOUNTPOINT          mount FILE (foreground; stop with umount or Ctrl-C)", runMount},
 		{"check", "check [--strict] [--verify-indexes] FILE  validate every table (HEP001 §12); exit 1 on a violation", runCheck},

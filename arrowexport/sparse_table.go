@@ -1,0 +1,126 @@
+package arrowexport
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/sparsecoo"
+)
+
+// sparseUnit is the rows per unit of the sparse COO columns and of the
+// Matrix Market view's blocks.
+const sparseUnit = 1 << 16
+
+// SparseCOOTable returns the defined elements of a sparse array as a table
+// with one row per element in row-major order: columns row, col, value
+// for two dimensions, i0, i1, ..., value otherwise. Coordinates are int64;
+// values keep the numeric type. Render it with NewCSVView, NewArrowView
+// or NewParquetView (coo.csv, coo.arrow, coo.parquet).
+func SparseCOOTable(m *sparsecoo.Matrix) (*Table, error) {
+	vt, err := sparseValueType(m.Type())
+	if err != nil {
+		return nil, err
+	}
+	rank := len(m.Shape())
+	t := &Table{Metadata: map[string]string{"shape": fmt.Sprint(m.Shape())}}
+	for k := 0; k < rank; k++ {
+		name := fmt.Sprintf("i%d", k)
+		if rank == 2 {
+			name = [2]string{"row", "col"}[k]
+		}
+		t.Columns = append(t.Columns, &cooColumn{m: m, dim: k, field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64}})
+	}
+	t.Columns = append(t.Columns, &cooColumn{m: m, dim: -1, field: arrow.Field{Name: "value", Type: vt}})
+	return t, nil
+}
+
+// sparseValueType maps a numeric HDF5 datatype to its Arrow type.
+func sparseValueType(t *h5core.Datatype) (arrow.DataType, error) {
+	ints := map[int][2]arrow.DataType{
+		1: {arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int8},
+		2: {arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Int16},
+		4: {arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Int32},
+		8: {arrow.PrimitiveTypes.Uint64, arrow.PrimitiveTypes.Int64},
+	}
+	switch t.Class {
+	case h5core.ClassFixedPoint:
+		if p, ok := ints[t.Size]; ok {
+			if t.Signed {
+				return p[1], nil
+			}
+			return p[0], nil
+		}
+	case h5core.ClassFloat:
+		switch {
+		case t.ByteOrder == h5core.VAXOrder:
+		case t.Size == 4:
+			return arrow.PrimitiveTypes.Float32, nil
+		case t.Size == 8:
+			return arrow.PrimitiveTypes.Float64, nil
+		}
+	}
+	return nil, fmt.Errorf("arrowexport: sparse values of type %s: %w", t, ErrUnsupported)
+}
+
+// cooColumn is one column of SparseCOOTable: coordinate dim, or the
+// values when dim is -1.
+type cooColumn struct {
+	m     *sparsecoo.Matrix
+	dim   int
+	field arrow.Field
+}
+
+func (c *cooColumn) Field() arrow.Field { return c.field }
+func (c *cooColumn) Len() int64         { return int64(c.m.NNZ()) }
+func (c *cooColumn) ChunkRows() int64   { return sparseUnit }
+
+// Read returns elements [start, start+n) of the column.
+func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {
+	if start < 0 || n < 0 {
+		return nil, fmt.Errorf("arrowexport: rows [%d, %d)", start, start+n)
+	}
+	es := c.m.ElemSize()
+	idx := make([]uint64, n)
+	vals := make([]byte, int(n)*es)
+	if err := c.m.Read(uint64(start), idx, vals); err != nil {
+		return nil, err
+	}
+	var buf []byte
+	if c.dim < 0 {
+		buf = vals
+	} else {
+		buf = make([]byte, 8*n)
+		coord := make([]uint64, len(c.m.Shape()))
+		for i, x := range idx {
+			c.m.Coords(x, coord)
+			binary.LittleEndian.PutUint64(buf[8*i:], coord[c.dim])
+		}
+	}
+	data := array.NewData(c.field.Type, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// ReadRaw fills dst with the packed little-endian elements [start,
+// start+n) of the column.
+func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
+	a, err := c.Read(start, n)
+	if err != nil {
+		return err
+	}
+	defer a.Release()
+	copy(dst, a.Data().Buffers()[1].Bytes())
+	return nil
+}
+
+// ElemSize is the packed element size of the column.
+func (c *cooColumn) ElemSize() int {
+	if c.dim < 0 {
+		return c.m.ElemSize()
+	}
+	return 8
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Sparse rendering benchmark (sparse datasets).
+#
+# One run: the Go benchmarks BenchmarkSparseCOO and BenchmarkSparseCSR
+# (arrowexport) render a 100000 x 1000 float64 matrix with ~1.07e7 defined
+# elements stored as an HDF5 structured-chunk sparse dataset (written once
+# by internal/sparsetest into $BENCH_DIR, with its CSR arrays as npy),
+# from a fresh open each time: COO = the row/col/value columns unit by
+# unit (what coo.csv/.arrow/.parquet render from), CSR = the three npy
+# views. The same matrix is stored anndata-style (group X with data,
+# indices, indptr, encoding-type csr_matrix) with h5py and read with
+# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), best of $RUNS.
+# Prints defined elements/s of each and the ratio h5fs / (h5py+scipy)
+# (> 1: h5fs is faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_DIR=${BENCH_DIR:-/tmp/h5fs-sparse-bench}
+RUNS=${RUNS:-3}
+PY=/usr/bin/python3
+mkdir -p "$BENCH_DIR"
+
+go_out=$(SPARSE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'BenchmarkSparse(COO|CSR)$' -benchtime "${RUNS}x" ./arrowexport)
+echo "$go_out" | grep '^Benchmark'
+go_coo=$(echo "$go_out" | awk '/^BenchmarkSparseCOO/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
+go_csr=$(echo "$go_out" | awk '/^BenchmarkSparseCSR/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
+
+read -r py_coo py_csr < <($PY - "$BENCH_DIR" "$RUNS" <<'PYEOF'
+import os, sys, time
+import h5py, numpy as np, scipy.sparse
+d, runs = sys.argv[1], int(sys.argv[2])
+p = os.path.join(d, "anndata.h5")
+indptr = np.load(os.path.join(d, "indptr.npy"))
+shape = (len(indptr) - 1, 1000)
+if not os.path.exists(p):
+    with h5py.File(p + ".tmp", "w") as f:
+        g = f.create_group("X")
+        g.attrs["encoding-type"] = "csr_matrix"
+        g.attrs["encoding-version"] = "0.1.0"
+        g.attrs["shape"] = np.array(shape, dtype=np.int64)
+        g["data"] = np.load(os.path.join(d, "data.npy"))
+        g["indices"] = np.load(os.path.join(d, "indices.npy"))
+        g["indptr"] = indptr
+    os.rename(p + ".tmp", p)
+def load():
+    with h5py.File(p, "r") as f:
+        g = f["X"]
+        return scipy.sparse.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
+best_csr = best_coo = float("inf")
+for _ in range(runs):
+    t = time.perf_counter(); m = load(); best_csr = min(best_csr, time.perf_counter() - t)
+    t = time.perf_counter(); c = load().tocoo(); best_coo = min(best_coo, time.perf_counter() - t)
+print(c.nnz / best_coo, m.nnz / best_csr)
+PYEOF
+)
+printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)"
+printf 'CSR: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_csr" "$py_csr" "$(echo "$go_csr / $py_csr" | bc -l)"

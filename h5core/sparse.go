@@ -1,0 +1,285 @@
+package h5core
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Sparse datasets: structured-chunk storage (layout message v5 class 4)
+// whose chunks hold only their defined elements, section 0 being the
+// encoded selection of defined positions plus a checksum and section 1
+// the packed values. Undefined elements read as the fill value.
+
+// SectionInfo describes one section of a stored structured chunk.
+type SectionInfo struct {
+	Offset         uint64 // start inside the stored chunk
+	StoredSize     uint64 // size as stored (after filtering)
+	UnfilteredSize uint64 // size before filtering (= StoredSize when unfiltered)
+	FilterMask     uint32 // bit i set: filter i of the section's pipeline skipped
+}
+
+// info describes the sections of a chunk of stored size size (nil for an
+// ordinary chunk).
+func (r *stcRecord) info(size uint64) []SectionInfo {
+	if r == nil {
+		return nil
+	}
+	out := make([]SectionInfo, len(r.offsets))
+	for i, o := range r.offsets {
+		end := size
+		if i+1 < len(r.offsets) {
+			end = r.offsets[i+1]
+		}
+		s := SectionInfo{Offset: o, StoredSize: end - min(o, end)}
+		s.UnfilteredSize = s.StoredSize
+		if r.unfiltered != nil {
+			s.UnfilteredSize, s.FilterMask = r.unfiltered[i], r.masks[i]
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// IsSparse reports a structured-chunk sparse dataset.
+func (ds *Dataset) IsSparse() bool {
+	return ds.layout.class == layoutStructured && ds.layout.stc.typ&stcSparse != 0
+}
+
+// checkStructured checks what h5core supports of a structured-chunk
+// layout: sparse chunks of a fixed-size type (two sections, section 0
+// the metadata section).
+func (ds *Dataset) checkStructured() error {
+	s := ds.layout.stc
+	switch {
+	case s.typ&stcVariable != 0 || s.sections != 2:
+		return fmt.Errorf("structured chunks of type %#x with %d sections (variable-length data): %w", s.typ, s.sections, ErrUnsupported)
+	case s.typ&stcSparse == 0:
+		return formatErr(ds.Addr, "structured chunk type %#x is neither sparse nor variable-length", s.typ)
+	case len(s.meta) != 1 || s.meta[0] != 0:
+		return formatErr(ds.Addr, "structured chunk metadata sections %v, expected [0]", s.meta)
+	case s.elemSize != uint64(ds.Type.Size):
+		return formatErr(ds.Addr, "structured chunk element size %d, datatype size %d", s.elemSize, ds.Type.Size)
+	case !ds.Type.IsFixedSize():
+		return fmt.Errorf("sparse data of type %s: %w", ds.Type, ErrUnsupported)
+	}
+	return nil
+}
+
+// SparseChunk is one stored chunk of a sparse dataset, decoded.
+type SparseChunk struct {
+	ChunkInfo
+	// Selection holds the chunk's defined positions (chunk-relative).
+	Selection *Selection
+	// Values holds the defined values, packed in the file's datatype and
+	// byte order, in the selection's order (nil when not read).
+	Values []byte
+
+	limit    []uint64 // positions inside the dataset extent, per dimension
+	elemSize int
+}
+
+// Limit returns, per dimension, how many positions of the chunk lie
+// inside the dataset extent (the chunk shape except at the edges).
+func (c *SparseChunk) Limit() []uint64 { return c.limit }
+
+// NNZ returns the number of defined elements of the chunk that lie inside
+// the dataset extent.
+func (c *SparseChunk) NNZ() uint64 { return c.Selection.CountWithin(c.limit) }
+
+// Runs calls fn for each run of n defined elements consecutive along the
+// last dimension, in the order the chunk stores them, with the run's
+// first global coordinates (reused between calls) and its values (nil
+// when the values were not read). Positions outside the dataset extent
+// are skipped.
+func (c *SparseChunk) Runs(fn func(start []uint64, n uint64, values []byte) error) error {
+	rank := len(c.limit)
+	g := make([]uint64, rank)
+	var vi uint64
+	es := uint64(c.elemSize)
+	return c.Selection.Runs(func(start []uint64, n uint64) error {
+		first := vi
+		vi += n
+		for i := 0; i < rank-1; i++ {
+			if start[i] >= c.limit[i] {
+				return nil
+			}
+		}
+		last := start[rank-1]
+		if last >= c.limit[rank-1] {
+			return nil
+		}
+		n = min(n, c.limit[rank-1]-last)
+		for i := range g {
+			g[i] = c.Offset[i] + start[i]
+		}
+		var vals []byte
+		if c.Values != nil {
+			vals = c.Values[first*es : (first+n)*es]
+		}
+		return fn(g, n, vals)
+	})
+}
+
+// SparseChunks lists the stored chunks of a sparse dataset in row-major
+// order of their positions, without reading them.
+func (ds *Dataset) SparseChunks() ([]ChunkInfo, error) {
+	if !ds.IsSparse() {
+		return nil, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
+	}
+	return ds.Chunks()
+}
+
+// ReadSparseChunk reads and decodes one stored chunk listed by
+// SparseChunks: the selection and, if values is true, the values.
+func (ds *Dataset) ReadSparseChunk(c ChunkInfo, values bool) (*SparseChunk, error) {
+	if !ds.IsSparse() {
+		return nil, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
+	}
+	g := ds.geom
+	if len(c.Offset) != len(g.chunk) || len(c.Sections) != ds.layout.stc.sections {
+		return nil, fmt.Errorf("%s: %s: chunk info does not belong to this dataset", ds.f.name, ds.Path)
+	}
+	loc := chunkLoc{scaled: make([]uint64, len(c.Offset)), addr: c.Addr, size: c.StoredSize, stc: &stcRecord{}}
+	for _, s := range c.Sections {
+		loc.stc.offsets = append(loc.stc.offsets, s.Offset)
+		if ds.SectionFilters != nil {
+			loc.stc.unfiltered = append(loc.stc.unfiltered, s.UnfilteredSize)
+			loc.stc.masks = append(loc.stc.masks, s.FilterMask)
+		}
+	}
+	for i, o := range c.Offset {
+		loc.scaled[i] = o / g.chunk[i]
+	}
+	sel, vals, err := ds.decodeStructured(loc, values)
+	if err != nil {
+		return nil, ds.err(err)
+	}
+	out := &SparseChunk{ChunkInfo: c, Selection: sel, Values: vals, elemSize: int(g.elemSize), limit: make([]uint64, len(g.chunk))}
+	for i := range out.limit {
+		out.limit[i] = min(g.chunk[i], g.dims[i]-min(c.Offset[i], g.dims[i]))
+	}
+	return out, nil
+}
+
+// NNZ returns the number of defined elements of a sparse dataset, counted
+// from the chunks' selections (values are not read).
+func (ds *Dataset) NNZ() (uint64, error) {
+	chunks, err := ds.SparseChunks()
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, c := range chunks {
+		sc, err := ds.ReadSparseChunk(c, false)
+		if err != nil {
+			return 0, err
+		}
+		n += sc.NNZ()
+	}
+	return n, nil
+}
+
+// maxSectionBytes bounds the unfiltered size of a section.
+const maxSectionBytes = 1 << 31
+
+// decodeStructured reads a stored structured chunk: it unfilters the
+// sections it needs, verifies and strips the section-0 checksum, decodes
+// the selection and, if values is set, checks and returns section 1.
+func (ds *Dataset) decodeStructured(loc chunkLoc, values bool) (*Selection, []byte, error) {
+	g, s := ds.geom, ds.layout.stc
+	fail := func(format string, args ...any) error {
+		return formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...))
+	}
+	if !ds.f.holds(loc.addr, loc.size) {
+		return nil, nil, fail("%d bytes at %#x lie beyond the end of the file", loc.size, loc.addr)
+	}
+	size := loc.size
+	if !values && len(loc.stc.offsets) > 1 && loc.stc.offsets[1] <= size {
+		size = loc.stc.offsets[1]
+	}
+	raw, err := ds.f.read(loc.addr, size)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	secs, err := loc.stc.sections(raw, loc.addr)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	partial := false
+	if s.flags&stcDontFilterPartial != 0 {
+		for i, c := range g.chunk {
+			partial = partial || (loc.scaled[i]+1)*c > g.dims[i]
+		}
+	}
+	need := 1
+	if values {
+		need = 2
+	}
+	for i := 0; i < need; i++ {
+		if i >= len(ds.SectionFilters) || ds.SectionFilters[i] == nil || partial {
+			continue
+		}
+		if loc.stc.unfiltered == nil {
+			return nil, nil, fail("filtered section %d without an unfiltered size", i)
+		}
+		want := loc.stc.unfiltered[i]
+		if want > maxSectionBytes {
+			return nil, nil, fail("section %d of %d bytes unfiltered", i, want)
+		}
+		out, err := decodeChunk(ds.SectionFilters[i], loc.stc.masks[i], secs[i], int(want))
+		if err != nil {
+			return nil, nil, fail("section %d: %v", i, err)
+		}
+		secs[i] = out
+	}
+	sec0 := secs[0]
+	if len(sec0) < 4 {
+		return nil, nil, fail("section 0 of %d bytes is too small for its checksum", len(sec0))
+	}
+	n := len(sec0) - 4
+	if want, got := binary.LittleEndian.Uint32(sec0[n:]), lookup3(sec0[:n], 0); want != got {
+		return nil, nil, fail("section 0 checksum mismatch (stored %#08x, computed %#08x)", want, got)
+	}
+	sel, err := decodeSelection(sec0[:n], loc.addr, g.chunk)
+	if err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	if !values {
+		return sel, nil, nil
+	}
+	if want := sel.Len() * g.elemSize; uint64(len(secs[1])) != want {
+		return nil, nil, fail("section 1 holds %d bytes, %d defined elements need %d", len(secs[1]), sel.Len(), want)
+	}
+	return sel, secs[1], nil
+}
+
+// denseStructuredChunk decodes a stored structured chunk into a dense
+// chunk: the fill value at undefined positions.
+func (ds *Dataset) denseStructuredChunk(loc chunkLoc) ([]byte, error) {
+	sel, vals, err := ds.decodeStructured(loc, true)
+	if err != nil {
+		return nil, err
+	}
+	g := ds.geom
+	out := make([]byte, g.chunkBytes())
+	fillRepeat(out, ds.fill, 0)
+	rank := len(g.chunk)
+	stride := make([]uint64, rank)
+	st := g.elemSize
+	for i := rank - 1; i >= 0; i-- {
+		stride[i] = st
+		st *= g.chunk[i]
+	}
+	var vi uint64
+	err = sel.Runs(func(start []uint64, n uint64) error {
+		var o uint64
+		for i, v := range start {
+			o += v * stride[i]
+		}
+		nb := n * g.elemSize
+		copy(out[o:o+nb], vals[vi:vi+nb])
+		vi += nb
+		return nil
+	})
+	return out, err
+}

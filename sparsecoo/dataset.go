@@ -1,0 +1,166 @@
+package sparsecoo
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// datasetSource reads a structured-chunk sparse dataset one chunk row
+// (the chunks sharing their first scaled coordinate) at a time.
+type datasetSource struct {
+	ds    *h5core.Dataset
+	rows  [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
+	nnz   []uint64             // defined elements of each chunk row
+	shape []uint64
+	es    int
+}
+
+// Open reads the chunk index and every chunk's selection (not the values)
+// of a sparse dataset, so that NNZ and every block's size are known.
+func Open(ds *h5core.Dataset) (*Matrix, error) {
+	if !ds.IsSparse() {
+		return nil, fmt.Errorf("sparsecoo: %s is not a sparse dataset", ds.Path)
+	}
+	if !ds.Type.IsFixedSize() {
+		return nil, fmt.Errorf("sparsecoo: %s: %s elements are not fixed-size: %w", ds.Path, ds.Type, h5core.ErrUnsupported)
+	}
+	chunks, err := ds.SparseChunks()
+	if err != nil {
+		return nil, err
+	}
+	shape := ds.Shape()
+	src := &datasetSource{ds: ds, shape: shape, es: ds.Type.PackedSize()}
+	m := &Matrix{shape: shape, typ: ds.Type, elemSize: src.es, src: src}
+	counts := make([]uint64, len(chunks))
+	// per-row counts give CSR row pointers without decoding (rank 2)
+	var rowCounts []uint64
+	if len(shape) == 2 && shape[0] <= maxRowCounts {
+		rowCounts = make([]uint64, shape[0]+1)
+	}
+	var mu sync.Mutex
+	err = parallel(len(chunks), func(i int) error {
+		c, err := ds.ReadSparseChunk(chunks[i], false)
+		if err == nil {
+			counts[i] = c.NNZ()
+			if rowCounts != nil {
+				mu.Lock()
+				c.Selection.CountRows(c.Limit(), c.Offset[0], rowCounts[1:])
+				mu.Unlock()
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	chunk := ds.ChunkShape()
+	for i, c := range chunks {
+		if counts[i] == 0 {
+			continue
+		}
+		n := len(m.blocks)
+		if n == 0 || c.Offset[0] != m.blocks[n-1].r0 {
+			r1 := min(c.Offset[0]+chunk[0], shape[0])
+			m.blocks = append(m.blocks, blockMeta{first: m.nnz, r0: c.Offset[0], r1: r1})
+			src.rows = append(src.rows, nil)
+			src.nnz = append(src.nnz, 0)
+			n++
+		}
+		m.blocks[n-1].nnz += counts[i]
+		src.rows[n-1] = append(src.rows[n-1], c)
+		src.nnz[n-1] += counts[i]
+		m.nnz += counts[i]
+	}
+	if rowCounts != nil {
+		for r := 1; r < len(rowCounts); r++ {
+			rowCounts[r] += rowCounts[r-1]
+		}
+		m.rowPtr = rowCounts
+	}
+	return m, nil
+}
+
+// maxRowCounts bounds the rows for which Open keeps CSR row pointers
+// (8 bytes a row); larger matrices decode selections in RowPtr.
+const maxRowCounts = 1 << 24
+
+// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines and returns the
+// first error.
+func parallel(n int, fn func(i int) error) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	next := 0
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil
+				mu.Unlock()
+				if i >= n || stop {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+func (s *datasetSource) decode(i int, values bool) (*block, error) {
+	chunks := s.rows[i]
+	decoded := make([]*h5core.SparseChunk, len(chunks))
+	err := parallel(len(chunks), func(k int) error {
+		c, err := s.ds.ReadSparseChunk(chunks[k], values)
+		decoded[k] = c
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := &block{idx: make([]uint64, 0, s.nnz[i])}
+	if values {
+		b.vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
+	}
+	rank := len(s.shape)
+	t := s.ds.Type
+	packedLE := t.IsPackedLE()
+	for _, c := range decoded {
+		err := c.Runs(func(start []uint64, n uint64, vals []byte) error {
+			var base uint64
+			for d := 0; d < rank; d++ {
+				base = base*s.shape[d] + start[d]
+			}
+			for k := uint64(0); k < n; k++ {
+				b.idx = append(b.idx, base+k)
+			}
+			if values {
+				if packedLE {
+					b.vals = append(b.vals, vals...)
+				} else {
+					b.vals = t.AppendPackedLE(b.vals, vals, int(n))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sortBlock(b, s.es)
+	return b, nil
+}

@@ -1,0 +1,300 @@
+// Package sparsecoo reads sparse arrays as coordinate lists (COO) and, for
+// two dimensions, compressed sparse rows (CSR), streaming them block by
+// block in global row-major order.
+//
+// Two kinds of source are read: HDF5 structured-chunk sparse datasets
+// (one block per row of chunks, so memory stays proportional to one chunk
+// row) and anndata-style sparse groups (attribute encoding-type csr_matrix
+// or csc_matrix, datasets data, indices and indptr, attribute shape).
+//
+// Values are packed little-endian elements of the source's datatype.
+package sparsecoo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// Matrix is a sparse array read block by block. It is safe for concurrent
+// use.
+type Matrix struct {
+	shape    []uint64
+	typ      *h5core.Datatype
+	elemSize int // packed element size
+	nnz      uint64
+	src      blockSource
+	blocks   []blockMeta
+	rowPtr   []uint64 // CSR row pointers when known at open (rank 2)
+
+	mu       sync.Mutex
+	cache    []*block // most recently used first
+	inflight map[int]*flight
+}
+
+// blockMeta is what is known of a block without decoding it.
+type blockMeta struct {
+	first  uint64 // index of its first element in row-major order
+	nnz    uint64
+	r0, r1 uint64 // the rows (dimension 0) it covers: [r0, r1)
+}
+
+// block is a decoded block: the global row-major linear index of each
+// defined element, ascending, and the packed values (nil when not read).
+type block struct {
+	i      int
+	values bool
+	idx    []uint64
+	vals   []byte
+}
+
+// blockSource produces a Matrix's blocks.
+type blockSource interface {
+	// decode returns block i, with its values if values is set.
+	decode(i int, values bool) (*block, error)
+}
+
+// cachedBlocks is how many decoded blocks a Matrix keeps (the one being
+// read, the next one decoded ahead, one more).
+const cachedBlocks = 3
+
+// Shape returns the array's dimensions.
+func (m *Matrix) Shape() []uint64 { return m.shape }
+
+// Type returns the element datatype (as stored; values are packed
+// little-endian).
+func (m *Matrix) Type() *h5core.Datatype { return m.typ }
+
+// ElemSize returns the size of one packed value in bytes.
+func (m *Matrix) ElemSize() int { return m.elemSize }
+
+// NNZ returns the number of defined elements.
+func (m *Matrix) NNZ() uint64 { return m.nnz }
+
+// NumBlocks returns the number of blocks.
+func (m *Matrix) NumBlocks() int { return len(m.blocks) }
+
+// Coords converts a row-major linear index into coordinates (into dst,
+// which must have len(Shape()) elements).
+func (m *Matrix) Coords(idx uint64, dst []uint64) {
+	for i := len(m.shape) - 1; i >= 0; i-- {
+		d := m.shape[i]
+		if d == 0 {
+			dst[i] = 0
+			continue
+		}
+		dst[i], idx = idx%d, idx/d
+	}
+}
+
+// get returns decoded block i, from the cache when possible, and starts
+// decoding block i+1 in the background (reads are mostly sequential).
+func (m *Matrix) get(i int, values bool) (*block, error) {
+	b, err := m.fetch(i, values)
+	if err == nil && i+1 < len(m.blocks) {
+		m.mu.Lock()
+		busy := m.cached(i+1, values) != nil || m.inflight[i+1] != nil
+		m.mu.Unlock()
+		if !busy {
+			go m.fetch(i+1, values)
+		}
+	}
+	return b, err
+}
+
+// flight is a block being decoded.
+type flight struct {
+	done   chan struct{}
+	values bool
+	b      *block
+	err    error
+}
+
+// cached returns block i from the cache (with values if asked), or nil.
+// m.mu must be held.
+func (m *Matrix) cached(i int, values bool) *block {
+	for k, b := range m.cache {
+		if b.i == i && (b.values || !values) {
+			copy(m.cache[1:k+1], m.cache[:k])
+			m.cache[0] = b
+			return b
+		}
+	}
+	return nil
+}
+
+// fetch returns block i from the cache, from a decode in flight, or by
+// decoding it.
+func (m *Matrix) fetch(i int, values bool) (*block, error) {
+	m.mu.Lock()
+	if b := m.cached(i, values); b != nil {
+		m.mu.Unlock()
+		return b, nil
+	}
+	if f := m.inflight[i]; f != nil && (f.values || !values) {
+		m.mu.Unlock()
+		<-f.done
+		return f.b, f.err
+	}
+	f := &flight{done: make(chan struct{}), values: values}
+	if m.inflight == nil {
+		m.inflight = map[int]*flight{}
+	}
+	m.inflight[i] = f
+	m.mu.Unlock()
+
+	f.b, f.err = m.src.decode(i, values)
+	if f.err == nil {
+		f.b.i, f.b.values = i, values
+		if uint64(len(f.b.idx)) != m.blocks[i].nnz {
+			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(f.b.idx), m.blocks[i].nnz)
+		}
+	}
+	m.mu.Lock()
+	if m.inflight[i] == f {
+		delete(m.inflight, i)
+	}
+	if f.err == nil {
+		m.cache = append([]*block{f.b}, m.cache...)
+		if len(m.cache) > cachedBlocks {
+			m.cache = m.cache[:cachedBlocks]
+		}
+	}
+	m.mu.Unlock()
+	close(f.done)
+	return f.b, f.err
+}
+
+// blockOf returns the block holding element e (e < NNZ).
+func (m *Matrix) blockOf(e uint64) int {
+	return sort.Search(len(m.blocks), func(i int) bool { return m.blocks[i].first+m.blocks[i].nnz > e })
+}
+
+// Read fills idx (and vals, len(idx)*ElemSize bytes, unless nil) with the
+// linear indices and values of defined elements [start, start+len(idx))
+// in row-major order.
+func (m *Matrix) Read(start uint64, idx []uint64, vals []byte) error {
+	n := uint64(len(idx))
+	if start > m.nnz || n > m.nnz-start {
+		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
+	}
+	es := uint64(m.elemSize)
+	for done := uint64(0); done < n; {
+		e := start + done
+		bi := m.blockOf(e)
+		b, err := m.get(bi, vals != nil)
+		if err != nil {
+			return err
+		}
+		off := e - m.blocks[bi].first
+		k := uint64(copy(idx[done:], b.idx[off:]))
+		if vals != nil {
+			copy(vals[done*es:(done+k)*es], b.vals[off*es:])
+		}
+		done += k
+	}
+	return nil
+}
+
+// Each calls fn for every defined element in row-major order with its
+// coordinates (reused between calls) and packed value.
+func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
+	coord := make([]uint64, len(m.shape))
+	es := m.elemSize
+	for i := range m.blocks {
+		b, err := m.get(i, true)
+		if err != nil {
+			return err
+		}
+		for k, x := range b.idx {
+			m.Coords(x, coord)
+			if err := fn(coord, b.vals[k*es:(k+1)*es]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// EachBlock calls fn with every block's linear indices and packed values,
+// in row-major order; the slices are only valid during the call.
+func (m *Matrix) EachBlock(fn func(idx []uint64, vals []byte) error) error {
+	for i := range m.blocks {
+		b, err := m.get(i, true)
+		if err != nil {
+			return err
+		}
+		if err := fn(b.idx, b.vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RowPtr returns the CSR row pointer of row r of a two-dimensional
+// matrix: the number of defined elements in rows before r (r may be the
+// row count). Only the block holding row r is decoded, without values.
+func (m *Matrix) RowPtr(r uint64) (uint64, error) {
+	if len(m.shape) != 2 {
+		return 0, fmt.Errorf("sparsecoo: CSR needs two dimensions, the array has %d", len(m.shape))
+	}
+	if r >= m.shape[0] {
+		return m.nnz, nil
+	}
+	if m.rowPtr != nil {
+		return m.rowPtr[r], nil
+	}
+	bi := sort.Search(len(m.blocks), func(i int) bool { return m.blocks[i].r1 > r })
+	if bi == len(m.blocks) {
+		return m.nnz, nil
+	}
+	meta := m.blocks[bi]
+	if r <= meta.r0 {
+		return meta.first, nil
+	}
+	b, err := m.get(bi, false)
+	if err != nil {
+		return 0, err
+	}
+	lim := r * m.shape[1]
+	k, _ := slices.BinarySearch(b.idx, lim)
+	return meta.first + uint64(k), nil
+}
+
+// sortBlock orders a block's elements by linear index (point selections
+// and several chunks per chunk row leave them unordered).
+func sortBlock(b *block, es int) {
+	if slices.IsSorted(b.idx) {
+		return
+	}
+	perm := make([]int32, len(b.idx))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(x, y int32) int {
+		a, c := b.idx[x], b.idx[y]
+		switch {
+		case a < c:
+			return -1
+		case a > c:
+			return 1
+		}
+		return 0
+	})
+	idx := make([]uint64, len(b.idx))
+	for i, p := range perm {
+		idx[i] = b.idx[p]
+	}
+	b.idx = idx
+	if b.vals != nil {
+		vals := make([]byte, len(b.vals))
+		for i, p := range perm {
+			copy(vals[i*es:(i+1)*es], b.vals[int(p)*es:(int(p)+1)*es])
+		}
+		b.vals = vals
+	}
+}
