@@ -14,7 +14,7 @@ import (
 
 // arrowLayoutVersion changes whenever the Arrow renderer's bytes change, so
 // cached layouts of older renderers are not used.
-const arrowLayoutVersion = "arrow-v1"
+const arrowLayoutVersion = "arrow-v2"
 
 // NewArrowView returns t as an Arrow IPC file (Feather v2): uncompressed,
 // one record batch per chunk-aligned row range (see Table), nulls for
@@ -98,53 +98,73 @@ func fixedBits(t arrow.DataType) int64 {
 	return 0
 }
 
-// knownShapes reports, for every unit and column, whether it has nulls,
+// knownShapes reports, for every unit and column, how many nulls it has,
 // when that and every column's width are known without reading data.
-func (r *arrowRenderer) knownShapes() ([][]bool, bool) {
-	out := make([][]bool, r.nunits)
+func (r *arrowRenderer) knownShapes() ([][]nullKind, bool) {
+	out := make([][]nullKind, r.nunits)
 	for i := range out {
 		start, n := unitRange(i, r.unit, r.rows)
-		out[i] = make([]bool, len(r.t.Columns))
+		out[i] = make([]nullKind, len(r.t.Columns))
 		for j, c := range r.t.Columns {
 			if fixedBits(c.Field().Type) == 0 {
 				return nil, false
 			}
-			has, known := knownNulls(c, start, n, r.rows)
+			kind, known := knownNulls(c, start, n, r.rows)
 			if !known {
 				return nil, false
 			}
-			out[i][j] = has
+			out[i][j] = kind
 		}
 	}
 	return out, true
 }
 
-// knownNulls reports whether rows [start, start+n) of c hold a null, and
+// nullKind says how many of a batch's values of one column are null.
+type nullKind uint8
+
+const (
+	noNulls   nullKind = iota
+	someNulls          // at least one, not all
+	allNulls           // every value (arrow-go pads such a bitmap to 64 bytes)
+)
+
+// knownNulls reports how many of rows [start, start+n) of c are null, and
 // whether that is known without reading them.
-func knownNulls(c ColumnSource, start, n, rows int64) (has, known bool) {
+func knownNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool) {
 	if !c.Field().Nullable {
-		return false, true
+		return noNulls, true
 	}
 	cs, ok := c.(ChunkStatsSource)
 	if !ok {
-		return false, false
+		return noNulls, false
 	}
 	cr := max(c.ChunkRows(), 1)
+	var nulls int64
 	for k := start / cr; k*cr < start+n; k++ {
 		s, ok := cs.ChunkStats(k)
 		if !ok {
-			return false, false
+			return noNulls, false
 		}
 		if s.Nulls == 0 {
 			continue
 		}
 		cs, ce := k*cr, min((k+1)*cr, rows)
-		if cs >= start && ce <= start+n || s.Nulls == ce-cs {
-			return true, true
+		switch {
+		case cs >= start && ce <= start+n:
+			nulls += s.Nulls
+		case s.Nulls == ce-cs: // a wholly null chunk, partly in the range
+			nulls += min(ce, start+n) - max(cs, start)
+		default:
+			return noNulls, false // some nulls, maybe outside the range
 		}
-		return false, false // some nulls, maybe outside the range
 	}
-	return false, true
+	switch {
+	case nulls == 0:
+		return noNulls, true
+	case nulls == n:
+		return allNulls, true
+	}
+	return someNulls, true
 }
 
 // plan computes the layout from synthetic batches when metadata gives
@@ -281,7 +301,7 @@ func (r *arrowRenderer) render(i int) ([]byte, error) {
 
 // synthetic returns a batch shaped like unit i (same lengths, same
 // presence of nulls) with zero values, for fixed-width columns.
-func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error) {
+func (r *arrowRenderer) synthetic(i int, nulls []nullKind) (arrow.RecordBatch, error) {
 	_, n := unitRange(i, r.unit, r.rows)
 	arrs := make([]arrow.Array, len(r.t.Columns))
 	defer func() { releaseAll(arrs) }()
@@ -295,10 +315,11 @@ func (r *arrowRenderer) synthetic(i int, nulls []bool) (arrow.RecordBatch, error
 	return array.NewRecordBatch(r.schema, arrs, n), nil
 }
 
-// zeros returns n zero values of the fixed-width type of c, column j, the
-// first null if nulls is set. Categoricals get c's real dictionary, read
+// zeros returns n zero values of the fixed-width type of c, column j:
+// the first one null for someNulls, all of them counted null for
+// allNulls. Categoricals get c's real dictionary, read
 // once with row 0.
-func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls bool) (arrow.Array, error) {
+func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls nullKind) (arrow.Array, error) {
 	t := c.Field().Type
 	dt, isDict := t.(*arrow.DictionaryType)
 	if isDict {
@@ -306,7 +327,7 @@ func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls bool) (arrow.A
 	}
 	var validity *memory.Buffer
 	nullCount := 0
-	if nulls && n > 0 {
+	if nulls != noNulls && n > 0 {
 		size := int(bitutil.BytesForBits(int64(n)))
 		if len(r.valid) < size {
 			r.valid = make([]byte, size)
@@ -314,6 +335,9 @@ func (r *arrowRenderer) zeros(j int, c ColumnSource, n int, nulls bool) (arrow.A
 			bitutil.ClearBit(r.valid, 0)
 		}
 		validity, nullCount = memory.NewBufferBytes(r.valid[:size]), 1
+		if nulls == allNulls {
+			nullCount = n
+		}
 	}
 	size := int(bitutil.BytesForBits(int64(n) * fixedBits(t)))
 	if len(r.zero) < size {
