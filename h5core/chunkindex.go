@@ -74,12 +74,19 @@ func numChunks(grid []uint64) (uint64, bool) {
 	return n, true
 }
 
-// newChunkIndex dispatches on the index kind the layout message names.
+// newChunkIndex dispatches on the index kind the layout message names,
+// for ordinary and structured-chunk layouts alike (these have the single
+// chunk, fixed array, extensible array and v2 B-tree kinds only).
 func (f *File) newChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	switch l.index {
 	case IndexBtreeV1:
 		return f.newBtree1ChunkIndex(l, g), nil
 	case IndexSingleChunk:
+		if l.stc != nil {
+			loc := l.stc.single
+			loc.scaled = make([]uint64, len(g.dims))
+			return &singleIndex{loc: loc}, nil
+		}
 		size, mask := g.chunkBytes(), uint32(0)
 		if l.flags&2 != 0 {
 			size, mask = l.singleSize, l.singleMask

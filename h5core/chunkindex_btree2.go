@@ -4,7 +4,8 @@ import "math/bits"
 
 // newBtree2ChunkIndex returns the chunk index of datasets with more than
 // one unlimited dimension (layout v4, index type 5): a v2 B-tree of type
-// 10 records (unfiltered chunks) or 11 (filtered).
+// 10 records (unfiltered chunks) or 11 (filtered); in structured-chunk
+// layouts, of structured-chunk records (types 12 and 13).
 func (f *File) newBtree2ChunkIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	return &chunkTable{g: g, addr: l.addr, read: func(add func(chunkLoc) error) error {
 		return f.readBtree2Chunks(l, g, add)
@@ -25,11 +26,19 @@ func (f *File) readBtree2Chunks(l *layout, g *chunkGeom, add func(chunkLoc) erro
 	}
 	rank := len(g.chunk)
 	typ, sizeWidth := uint8(bt2Chunk), 0
-	if g.filtered {
-		typ, sizeWidth = bt2ChunkFiltered, chunkSizeWidth(g.chunkBytes())
-	}
 	recSize := f.so + 8*rank
-	if g.filtered {
+	switch {
+	case l.stc != nil:
+		// The record type stored is not checked (format doc U1), the
+		// record size is.
+		b, err := f.read(l.addr+5, 1)
+		if err != nil {
+			return err
+		}
+		typ = b[0]
+		recSize += l.stc.recordSize(g.filtered)
+	case g.filtered:
+		typ, sizeWidth = bt2ChunkFiltered, chunkSizeWidth(g.chunkBytes())
 		recSize += sizeWidth + 4
 	}
 	t, err := f.readBtree2(l.addr, typ, recSize)
@@ -38,12 +47,17 @@ func (f *File) readBtree2Chunks(l *layout, g *chunkGeom, add func(chunkLoc) erro
 	}
 	return f.walkBtree2(t, func(rec []byte) error {
 		d := f.decoder(rec, t.addr)
-		loc := chunkLoc{addr: d.offset(), size: g.chunkBytes(), scaled: make([]uint64, rank)}
-		if g.filtered {
-			loc.size, loc.mask = d.uN(sizeWidth), d.u32()
-		}
-		for i := range loc.scaled {
-			loc.scaled[i] = d.u64()
+		var loc chunkLoc
+		if l.stc != nil {
+			loc = l.stc.decodeIndexRecord(d, g.filtered, rank)
+		} else {
+			loc = chunkLoc{addr: d.offset(), size: g.chunkBytes(), scaled: make([]uint64, rank)}
+			if g.filtered {
+				loc.size, loc.mask = d.uN(sizeWidth), d.u32()
+			}
+			for i := range loc.scaled {
+				loc.scaled[i] = d.u64()
+			}
 		}
 		if d.err != nil {
 			return d.err

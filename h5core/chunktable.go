@@ -10,7 +10,8 @@ import (
 const maxIndexedChunks = 1 << 26
 
 // chunkTable is a chunk index whose records are read whole, once, on
-// first use (the B-tree kinds), and kept by linear chunk number.
+// first use (the B-tree kinds), and kept by linear chunk number over the
+// current extent.
 type chunkTable struct {
 	g    *chunkGeom
 	addr uint64 // the index's address, for errors
@@ -26,10 +27,8 @@ func (t *chunkTable) load() {
 	t.chunks = map[uint64]chunkLoc{}
 	grid := t.g.grid(t.g.dims)
 	t.err = t.read(func(loc chunkLoc) error {
-		for i, s := range loc.scaled {
-			if s >= grid[i] {
-				return nil // a chunk beyond the current extent (after a shrink)
-			}
+		if loc.addr == undefAddr || !inside(loc.scaled, grid) {
+			return nil // absent, or beyond the current extent (after a shrink)
 		}
 		if len(t.chunks) >= maxIndexedChunks {
 			return formatErr(t.addr, "chunk index holds more than %d chunks", maxIndexedChunks)
@@ -44,8 +43,9 @@ func (t *chunkTable) chunk(scaled []uint64) (chunkLoc, error) {
 	if t.err != nil {
 		return chunkLoc{}, t.err
 	}
-	loc, ok := t.chunks[linear(scaled, t.g.grid(t.g.dims))]
-	if !ok {
+	grid := t.g.grid(t.g.dims)
+	loc, ok := t.chunks[linear(scaled, grid)]
+	if !ok || !inside(scaled, grid) {
 		return chunkLoc{scaled: scaled, addr: undefAddr}, nil
 	}
 	return loc, nil

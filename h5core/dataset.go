@@ -273,11 +273,7 @@ func (ds *Dataset) chunkIndex() (chunkIndex, error) {
 		return nil, fmt.Errorf("%s: %s: not a chunked dataset", ds.f.name, ds.Path)
 	}
 	ds.indexOnce.Do(func() {
-		if ds.layout.class == layoutStructured {
-			ds.index, ds.indexErr = ds.f.newStructuredIndex(ds.layout, ds.geom, ds.geom.filtered)
-		} else {
-			ds.index, ds.indexErr = ds.f.newChunkIndex(ds.layout, ds.geom)
-		}
+		ds.index, ds.indexErr = ds.f.newChunkIndex(ds.layout, ds.geom)
 		ds.indexErr = ds.err(ds.indexErr)
 	})
 	return ds.index, ds.indexErr

@@ -62,13 +62,13 @@ func (f *File) newExtensibleArrayIndex(l *layout, g *chunkGeom) (chunkIndex, err
 	if l.addr == undefAddr {
 		return x, nil // no chunk written yet
 	}
-	if err := x.readHeader(); err != nil {
+	if err := x.readHeader(l); err != nil {
 		return nil, err
 	}
 	return x, nil
 }
 
-func (x *extensibleArrayIndex) readHeader() error {
+func (x *extensibleArrayIndex) readHeader(l *layout) error {
 	f := x.f
 	b, err := f.read(x.hdr, uint64(16+6*f.sl+f.so))
 	if err != nil {
@@ -93,7 +93,7 @@ func (x *extensibleArrayIndex) readHeader() error {
 	if x.version > 1 {
 		return formatErr(x.hdr, "extensible array header version %d unknown", x.version)
 	}
-	if x.elems, err = newArrayElems(f, x.client, size, x.g, x.hdr); err != nil {
+	if x.elems, err = newArrayElems(f, l, x.client, size, x.g); err != nil {
 		return err
 	}
 	minLog, ptrLog := bits.Len8(minElmts)-1, bits.Len8(minPtrs)-1
@@ -142,8 +142,8 @@ func (x *extensibleArrayIndex) bitmapSize(u int) uint64 {
 	return 0
 }
 
-// check returns a check of a block's prefix: signature, version and client
-// as in the header and the header's address. (Super and data blocks then
+// check returns a check of a block's prefix: signature, a known version
+// (0 or 1, format doc U2), the header's client and the header's address. (Super and data blocks then
 // hold their offset in the array, which libhdf5 neither checks nor, for the
 // data blocks of the index block, writes as the offset of their first
 // entry.)
@@ -155,7 +155,7 @@ func (x *extensibleArrayIndex) check(sig string) func([]byte, uint64) error {
 		switch {
 		case d.err != nil:
 			return d.err
-		case version != x.version || client != x.client:
+		case version > 1 || client != x.client:
 			return formatErr(at, "extensible array block version %d client %d, header has %d and %d", version, client, x.version, x.client)
 		case hdr != x.hdr:
 			return formatErr(at, "extensible array block belongs to the header at %#x, not %#x", hdr, x.hdr)

@@ -1,9 +1,6 @@
 package h5core
 
-import (
-	"fmt"
-	"sync"
-)
+import "sync"
 
 // Fixed array chunk index (layout v4 index type 3): a header (FAHD) names
 // a data block (FADB) holding one entry per chunk of the maximum extent,
@@ -68,7 +65,7 @@ func (f *File) newFixedArrayIndex(l *layout, g *chunkGeom) (chunkIndex, error) {
 	if x.version > 1 {
 		return nil, formatErr(l.addr, "fixed array header version %d unknown", x.version)
 	}
-	if x.elems, err = newArrayElems(f, x.client, size, g, l.addr); err != nil {
+	if x.elems, err = newArrayElems(f, l, x.client, size, g); err != nil {
 		return nil, err
 	}
 	if pageBits > maxPageBits {
@@ -93,7 +90,9 @@ func (x *fixedArrayIndex) prefixSize() uint64 {
 	return uint64(10 + x.f.so + bitsToBytes(x.npages))
 }
 
-// checkBlock checks the fields of a data block that repeat the header's.
+// checkBlock checks the fields of a data block that repeat the header's:
+// signature, a known version (0 or 1, format doc U2), the header's client
+// and the header's address.
 func (x *fixedArrayIndex) checkBlock(b []byte, at uint64) error {
 	d := x.f.decoder(b, at)
 	d.signature("FADB")
@@ -101,7 +100,7 @@ func (x *fixedArrayIndex) checkBlock(b []byte, at uint64) error {
 	switch {
 	case d.err != nil:
 		return d.err
-	case version != x.version || client != x.client:
+	case version > 1 || client != x.client:
 		return formatErr(at, "fixed array data block version %d client %d, header has %d and %d", version, client, x.version, x.client)
 	case hdr != x.hdr:
 		return formatErr(at, "fixed array data block belongs to the header at %#x, not %#x", hdr, x.hdr)
@@ -189,28 +188,40 @@ func (x *fixedArrayIndex) forEach(fn func(chunkLoc) error) error {
 
 // arrayElems decodes the entries of a chunk index array. Client 0
 // (unfiltered chunks) stores a chunk address; client 1 (filtered chunks)
-// an address, the stored size in sizeLen bytes and a filter mask.
+// an address, the stored size in sizeLen bytes and a filter mask. In
+// structured-chunk layouts (clients 2 and 3) an entry is a structured
+// chunk record (stcLayout.decodeIndexRecord).
 type arrayElems struct {
 	size      int // bytes per entry
 	filtered  bool
 	sizeLen   int
-	chunkSize uint64 // stored size of an unfiltered chunk
+	chunkSize uint64     // stored size of an unfiltered chunk
+	stc       *stcLayout // structured chunks: the record layout
 }
 
-func newArrayElems(f *File, client, size uint8, g *chunkGeom, at uint64) (arrayElems, error) {
+func newArrayElems(f *File, l *layout, client, size uint8, g *chunkGeom) (arrayElems, error) {
 	e := arrayElems{size: int(size), chunkSize: g.chunkBytes()}
+	if l.stc != nil {
+		// The client id is not checked (format doc U1): whether records
+		// carry filter fields follows from the filter pipeline.
+		e.stc, e.filtered = l.stc, g.filtered
+		if want := f.so + l.stc.recordSize(g.filtered); e.size != want {
+			return e, formatErr(l.addr, "chunk index entries of %d bytes, structured-chunk records need %d", size, want)
+		}
+		return e, nil
+	}
 	switch client {
 	case 0:
 		if e.size != f.so {
-			return e, formatErr(at, "unfiltered chunk entries of %d bytes, expected %d", size, f.so)
+			return e, formatErr(l.addr, "unfiltered chunk entries of %d bytes, expected %d", size, f.so)
 		}
 	case 1:
 		e.filtered, e.sizeLen = true, e.size-f.so-4
 		if e.sizeLen < 1 || e.sizeLen > 8 {
-			return e, formatErr(at, "filtered chunk entries of %d bytes", size)
+			return e, formatErr(l.addr, "filtered chunk entries of %d bytes", size)
 		}
 	default:
-		return e, fmt.Errorf("chunk index entries of client %d (structured chunks) at %#x: %w", client, at, ErrUnsupported)
+		return e, formatErr(l.addr, "chunk index entries of client %d in a layout without structured chunks", client)
 	}
 	return e, nil
 }
@@ -234,6 +245,9 @@ func (e *arrayElems) each(f *File, b []byte, addr uint64, fn func(i uint64, loc 
 }
 
 func (e *arrayElems) next(d *decoder) chunkLoc {
+	if e.stc != nil {
+		return e.stc.decodeIndexRecord(d, e.filtered, 0)
+	}
 	loc := chunkLoc{addr: d.offset(), size: e.chunkSize}
 	if e.filtered {
 		loc.size, loc.mask = d.uN(e.sizeLen), d.u32()
