@@ -13,7 +13,7 @@ const (
 	FilterDeflate     = 1     // zlib deflate (gzip)
 	FilterShuffle     = 2     // byte shuffle
 	FilterFletcher32  = 3     // Fletcher-32 checksum
-	FilterSZIP        = 4     // SZIP (not supported)
+	FilterSZIP        = 4     // SZIP (CCSDS adaptive entropy coding, as libaec writes it)
 	FilterNBit        = 5     // n-bit packing
 	FilterScaleOffset = 6     // scale-offset packing
 	FilterLZF         = 32000 // LZF, as h5py and PyTables write it
@@ -43,6 +43,8 @@ func filterDecoderFor(id uint16) filterDecoder {
 		return decodeShuffle
 	case FilterFletcher32:
 		return decodeFletcher32
+	case FilterSZIP:
+		return decodeSZIP
 	case FilterNBit:
 		return decodeNBit
 	case FilterScaleOffset:

@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"encoding/hex"
+	"math/rand"
 	"reflect"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 
 // FuzzDecodeChunk decodes arbitrary chunks through arbitrary pipeline
 // messages: no input may panic, and a success must give size bytes. The
-// seeds are the real chunks of testdata/filters with their pipelines.
+// seeds are the real chunks of testdata/filters with their pipelines, and a
+// few made here.
 func FuzzDecodeChunk(f *testing.F) {
 	for _, c := range loadCorpus(f) {
 		msg, err := hex.DecodeString(c.PipelineMsg)
@@ -30,6 +32,11 @@ func FuzzDecodeChunk(f *testing.F) {
 	}
 	f.Add(pipelineMessage(2, []Filter{{ID: FilterZstd}}), uint32(0), enc.EncodeAll(small, nil), uint32(len(small)))
 	f.Add(pipelineMessage(2, []Filter{{ID: FilterLZ4}}), uint32(0), lz4Frame(f, small, 16), uint32(len(small)))
+	// SZIP with every coding option, references and a padded scanline
+	sz := szipParams{szipNN | szipMSB, 8, 12, 20}
+	szData := szipTestData(rand.New(rand.NewSource(1)), "walk", 50, 2, 12, true)
+	f.Add(pipelineMessage(2, []Filter{sz.filter()}), uint32(0),
+		szipEncode(sz, szData, szipRandomPick(rand.New(rand.NewSource(2)))), uint32(len(szData)))
 	f.Fuzz(func(t *testing.T, msg []byte, mask uint32, chunk []byte, size uint32) {
 		pipeline, err := parsePipeline(msg, 0)
 		if err != nil {

@@ -8,7 +8,8 @@ HDF5 filter plugins packaged by Debian:
         hdf5-filter-plugin-blosc-serial
 
 (hdf5-filter-plugin brings LZ4 (32004) and BZip2 (307); the blosc package
-brings Blosc (32001) built with blosclz, lz4, snappy, zlib and zstd.) Debian
+brings Blosc (32001) built with blosclz, lz4, snappy, zlib and zstd; Debian's
+libhdf5 has SZIP (4) built in, through libaec.) Debian
 has no zstd (32015) plugin: the Go tests make those streams with
 klauspost/compress instead.
 
@@ -44,12 +45,13 @@ import numpy as np  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "filters")
 RNG = np.random.RandomState(20240611)
+SZ_RNG = np.random.RandomState(20261126)  # for the szip cases, added later
 
 
-def smooth(n, scale=1000.0):
+def smooth(n, scale=1000.0, rng=RNG):
     """A smooth, compressible series."""
     x = np.linspace(0, 12, n)
-    return np.sin(x) * scale + RNG.normal(0, scale / 200, n)
+    return np.sin(x) * scale + rng.normal(0, scale / 200, n)
 
 
 def find_pipeline_message(raw, nfilters):
@@ -190,6 +192,64 @@ case("blosc_zstd_blocks", data=bl, compression=32001, compression_opts=(0, 0, 0,
 case("blosc_blosclz_i16_blocks", data=np.tile(smooth(1000) * 10, 40).astype("<i2"), compression=32001,
      compression_opts=(0, 0, 0, 0, 1, 1, 0))
 case("blosc_snappy", data=smooth(n), compression=32001, compression_opts=(0, 0, 0, 0, 5, 1, 3))
+# SZIP through libaec: cd = (options mask, pixels per block, bits per pixel,
+# pixels per scanline). libhdf5 sets the scanline to the chunk's last
+# dimension, at most 128 blocks: 1-D chunks of n give one scanline whose last
+# block is padded (n % ppb != 0); 2-D chunks give one padded scanline per row;
+# 5000 and 4100 elements give full scanlines of 1024 and 4096 pixels and a
+# partial last one. 32- and 64-bit types are coded as byte planes of 8-bit
+# samples. Every case must compress (szip is optional: a chunk it cannot
+# shrink would be stored raw).
+def smooth_sz(n, scale=1000.0):
+    return smooth(n, scale, SZ_RNG)
+
+
+def noise(n, amp):
+    return SZ_RNG.randint(-amp, amp + 1, n)
+
+
+def zero_runs(n, scale):
+    """Long runs of zeros and of constants between short smooth stretches."""
+    v = smooth_sz(n, scale)
+    v[: n // 3] = 0
+    v[n // 2: n // 2 + n // 5] = v[n // 2]
+    v[-n // 8:] = 0
+    return v
+
+
+case("szip_nn8_i8", data=smooth_sz(n, 60).astype("i1"), compression="szip", compression_opts=("nn", 8))
+case("szip_ec16_u8_noise", data=noise(n, 20).astype("u1") + 20, compression="szip", compression_opts=("ec", 16))
+case("szip_ec8_u8_lowentropy", data=(SZ_RNG.rand(n) < 0.1).astype("u1"), compression="szip",
+     compression_opts=("ec", 8))
+case("szip_nn16_i16", data=smooth_sz(n, 3000).astype("<i2"), compression="szip", compression_opts=("nn", 16))
+case("szip_nn32_i16_slow", data=(np.arange(n) // 7 + noise(n, 1)).astype("<i2"), compression="szip",
+     compression_opts=("nn", 32))
+case("szip_ec32_i16_be_noise", data=(noise(n, 3000) + 4000).astype(">i2"), compression="szip",
+     compression_opts=("ec", 32))
+case("szip_nn16_u16_be", data=(smooth_sz(n, 20000) + 30000).astype(">u2"), compression="szip",
+     compression_opts=("nn", 16))
+case("szip_nn32_i32", data=(smooth_sz(n) * 1000).astype("<i4"), compression="szip", compression_opts=("nn", 32))
+case("szip_ec8_i32_be_noise", data=(noise(n, 100000) + 200000).astype(">i4"), compression="szip",
+     compression_opts=("ec", 8))
+case("szip_nn8_i64", data=(smooth_sz(n) * 1e6).astype("<i8") - 10**12, compression="szip",
+     compression_opts=("nn", 8))
+case("szip_ec16_i64_be", data=(smooth_sz(n) * 1e4).astype(">i8"), compression="szip", compression_opts=("ec", 16))
+case("szip_nn32_f32", data=smooth_sz(n).astype("<f4"), compression="szip", compression_opts=("nn", 32))
+# (EC on byte planes needs floats with short mantissas to compress at all)
+case("szip_ec16_f32_be", data=(np.round(smooth_sz(n) * 4) / 4).astype(">f4"), compression="szip",
+     compression_opts=("ec", 16))
+case("szip_nn8_f64", data=smooth_sz(n), compression="szip", compression_opts=("nn", 8))
+case("szip_ec32_f64_be", data=(np.round(smooth_sz(n) * 4) / 4).astype(">f8"), compression="szip",
+     compression_opts=("ec", 32))
+case("szip_nn8_zeros_i32", data=zero_runs(5000, 1000).astype("<i4"), compression="szip",
+     compression_opts=("nn", 8))
+case("szip_ec16_zeros_u16", data=zero_runs(5000, 1000).astype("<u2"), compression="szip",
+     compression_opts=("ec", 16))
+case("szip_ec32_zeros_f64", data=zero_runs(4100, 1), compression="szip", compression_opts=("ec", 32))
+case("szip_nn16_2d_f32", data=smooth_sz(1000).astype("<f4").reshape(20, 50), compression="szip",
+     compression_opts=("nn", 16))
+case("szip_ec8_2d_i16_small", data=np.arange(18, dtype="<i2").reshape(6, 3) * 3, compression="szip",
+     compression_opts=("ec", 8))
 # an unsupported filter, for the error path
 case("bzip2_f64", data=smooth(n), compression=307, compression_opts=(9,))
 # libver latest: version 2 pipeline messages
@@ -244,6 +304,14 @@ def nbit_cases():
     v["c"] = np.stack([np.arange(m) % 500 - 250, np.arange(m) % 300, -(np.arange(m) % 200)], axis=1)
     v["s"] = [("k%02d" % (i % 100)).encode() for i in range(m)]
     add("nbit_compound", ct, v)
+
+    # SZIP on types of less than full precision (bits per pixel 12 and 20)
+    def szip(options, ppb):
+        return lambda p: p.set_szip(options, ppb)
+    add("szip_nn16_i16_p12", nbit_type(h5py.h5t.STD_I16LE, 12, 0), smooth_sz(n, 1500).astype("<i2"),
+        szip(h5py.h5z.SZIP_NN_OPTION_MASK, 16))
+    add("szip_ec32_u32be_p20", nbit_type(h5py.h5t.STD_U32BE, 20, 0),
+        (smooth_sz(n, 400000) + 500000).astype("<u4"), szip(h5py.h5z.SZIP_EC_OPTION_MASK, 32))
     return out
 
 
@@ -260,6 +328,7 @@ def record(manifest, path, name):
             assert (got["id"], got["flags"], got["cd"][:16]) == (fid, flags, list(cd)[:16]), (name, got)
             assert got["name"] in ("", fname.decode()), (name, got)
         mask, chunk = ds.id.read_direct_chunk((0,) * len(ds.shape))
+        assert not name.startswith("szip") or mask == 0, (name, "szip could not compress")
         tmask, expect = f["twin_" + name].id.read_direct_chunk((0,) * len(ds.shape))
         assert tmask == 0
     with open(os.path.join(OUT, name + ".chunk.bin"), "wb") as fh:
