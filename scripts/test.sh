@@ -26,3 +26,5 @@ echo "== go test"
 go test -count=1 -timeout 60m ./... "$@"
 echo "== go test (test/fuse/duckdb: DuckDB over kernel mounts, a module of its own)"
 (cd test/fuse/duckdb && go vet ./... && go test -count=1 -timeout 20m ./... "$@")
+echo "== go test (arrowexport/duckdbtest: DuckDB reading rendered files, a module of its own)"
+(cd arrowexport/duckdbtest && go vet ./... && go test -count=1 -timeout 20m ./... "$@")
