@@ -167,28 +167,7 @@ func (v *CSVView) ReadAt(p []byte, off int64) (int, error) {
 	v.mu.Lock()
 	starts := v.starts
 	v.mu.Unlock()
-	n, eof := clip(p, off, starts[len(starts)-1])
-	if n == 0 {
-		return 0, eof
-	}
-	p = p[:n]
-	if h := int64(len(v.header)); off < h {
-		c := copy(p, v.header[off:])
-		p, off = p[c:], off+int64(c)
-	}
-	if len(p) > 0 {
-		render := func(i int) ([]byte, error) {
-			b, err := v.renderBlock(i, nil)
-			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
-				err = fmt.Errorf("arrowexport: csv block %d rendered as %d bytes, layout has %d", i, len(b), starts[i+1]-starts[i])
-			}
-			return b, err
-		}
-		if err := v.blocks.readUnits(p, off, starts, render); err != nil {
-			return 0, err
-		}
-	}
-	return n, eof
+	return readText(p, off, v.header, starts, &v.blocks, "csv", v.renderBlock)
 }
 
 // renderBlock appends the lines of block i to dst.
@@ -219,4 +198,33 @@ func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
 		dst = append(dst, '\n')
 	}
 	return dst, nil
+}
+
+// readText reads the text file made of header and blocks at off: starts
+// holds each block's offset and the file's end (starts[0] == len(header));
+// render renders block i, which must have the length starts gives. what
+// names the format in errors.
+func readText(p []byte, off int64, header []byte, starts []int64, blocks *unitCache, what string, render func(i int, dst []byte) ([]byte, error)) (int, error) {
+	n, eof := clip(p, off, starts[len(starts)-1])
+	if n == 0 {
+		return 0, eof
+	}
+	p = p[:n]
+	if h := int64(len(header)); off < h {
+		c := copy(p, header[off:])
+		p, off = p[c:], off+int64(c)
+	}
+	if len(p) > 0 {
+		checked := func(i int) ([]byte, error) {
+			b, err := render(i, nil)
+			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
+				err = fmt.Errorf("arrowexport: %s block %d rendered as %d bytes, layout has %d", what, i, len(b), starts[i+1]-starts[i])
+			}
+			return b, err
+		}
+		if err := blocks.readUnits(p, off, starts, checked); err != nil {
+			return 0, err
+		}
+	}
+	return n, eof
 }

@@ -132,28 +132,7 @@ func (v *MatrixMarketView) ReadAt(p []byte, off int64) (int, error) {
 	v.mu.Lock()
 	starts := v.starts
 	v.mu.Unlock()
-	n, eof := clip(p, off, starts[len(starts)-1])
-	if n == 0 {
-		return 0, eof
-	}
-	p = p[:n]
-	if h := int64(len(v.header)); off < h {
-		c := copy(p, v.header[off:])
-		p, off = p[c:], off+int64(c)
-	}
-	if len(p) > 0 {
-		render := func(i int) ([]byte, error) {
-			b, err := v.renderBlock(i, nil)
-			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
-				err = fmt.Errorf("arrowexport: mtx block %d rendered as %d bytes, layout has %d", i, len(b), starts[i+1]-starts[i])
-			}
-			return b, err
-		}
-		if err := v.blocks.readUnits(p, off, starts, render); err != nil {
-			return 0, err
-		}
-	}
-	return n, eof
+	return readText(p, off, v.header, starts, &v.blocks, "mtx", v.renderBlock)
 }
 
 // renderBlock appends the lines of elements [i*sparseUnit, ...) to dst.
