@@ -18,18 +18,8 @@ func (t *Table) readCategories(fs *findings, g *h5core.Object) map[uint64]*Categ
 	}
 	for _, l := range links {
 		p := childPath(g.Path, l.Name)
-		o, err := g.OpenLink(l)
-		if err != nil {
-			fs.errorf(p, "HDF5", "cannot open: %v", err)
-			continue
-		}
-		if o.Kind() != h5core.KindDataset {
-			fs.errorf(p, "§8.7", "the CATEGORIES group holds a %s: only categories datasets belong there", o.Kind())
-			continue
-		}
-		ds, err := o.Dataset()
-		if err != nil {
-			fs.errorf(p, "HDF5", "categories dataset not readable: %v", err)
+		o, ds, ok := memberDataset(fs, g, l, p, "§8.7", "CATEGORIES", "categories dataset")
+		if !ok {
 			continue
 		}
 		if len(ds.Shape()) != 1 {
@@ -96,6 +86,27 @@ func (t *Table) linkCategories(fs *findings, cats map[uint64]*Categories) {
 }
 
 // knownKind reports a KIND this revision defines (§10.3).
+// memberDataset opens link l (at path p) of the CATEGORIES or
+// SEARCH_INDEXES group g, which may hold only datasets (rule), recording
+// a finding and reporting false when it is not a readable dataset.
+func memberDataset(fs *findings, g *h5core.Object, l h5core.Link, p, rule, group, what string) (*h5core.Object, *h5core.Dataset, bool) {
+	o, err := g.OpenLink(l)
+	if err != nil {
+		fs.errorf(p, "HDF5", "cannot open: %v", err)
+		return nil, nil, false
+	}
+	if o.Kind() != h5core.KindDataset {
+		fs.errorf(p, rule, "the %s group holds a %s: only %ss belong there", group, o.Kind(), what)
+		return nil, nil, false
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		fs.errorf(p, "HDF5", "%s not readable: %v", what, err)
+		return nil, nil, false
+	}
+	return o, ds, true
+}
+
 func knownKind(k string) bool {
 	switch k {
 	case KindChunkMinMax, KindSortedRows, KindBitmap, KindChunkBloom:
@@ -122,18 +133,8 @@ func (t *Table) readSearchIndexes(fs *findings, g *h5core.Object) ([]*SearchInde
 	used := map[uint64]bool{}
 	for _, l := range links {
 		p := childPath(g.Path, l.Name)
-		o, err := g.OpenLink(l)
-		if err != nil {
-			fs.errorf(p, "HDF5", "cannot open: %v", err)
-			continue
-		}
-		if o.Kind() != h5core.KindDataset {
-			fs.errorf(p, "§10.1", "the SEARCH_INDEXES group holds a %s: only search-index datasets belong there", o.Kind())
-			continue
-		}
-		ds, err := o.Dataset()
-		if err != nil {
-			fs.errorf(p, "HDF5", "dataset not readable: %v", err)
+		o, ds, ok := memberDataset(fs, g, l, p, "§10.1", "SEARCH_INDEXES", "search-index dataset")
+		if !ok {
 			continue
 		}
 		as, err := readAttrs(o)
