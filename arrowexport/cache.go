@@ -1,14 +1,14 @@
 package arrowexport
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -16,8 +16,14 @@ import (
 // passes (exact sizes, row→byte offset tables, footers) so that a later
 // mount of the same HDF5 file needs no data pass. Entries are keyed to the
 // file's identity (FileID), so a changed file never meets a stale entry.
+// The entries of one file identity share one append-only log, read once
+// per Cache: a mount of a file with thousands of views opens one sidecar,
+// not thousands.
 type Cache struct {
 	dir string
+
+	mu   sync.Mutex
+	logs map[string]*cacheLog // by the file part of the key
 }
 
 // NewCache returns the cache in dir, or in DefaultCacheDir if dir is "".
@@ -30,7 +36,7 @@ func NewCache(dir string) (*Cache, error) {
 		}
 		dir = d
 	}
-	return &Cache{dir: dir}, nil
+	return &Cache{dir: dir, logs: map[string]*cacheLog{}}, nil
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/h5fs, or the user's cache directory
@@ -74,9 +80,10 @@ func StatFileID(path string) (FileID, error) {
 
 // Key returns the cache key of a view of the object at objPath in the file
 // (for example the HDF5 path of a table, or of a column), to pass as
-// Options.Key.
+// Options.Key. The part before the NUL names the file: the entries of
+// all its objects share one sidecar.
 func (id FileID) Key(objPath string) string {
-	return fmt.Sprintf("%q %d %d %d %q", id.Path, id.Size, id.ModTime, id.Inode, objPath)
+	return fmt.Sprintf("%q %d %d %d\x00%s", id.Path, id.Size, id.ModTime, id.Inode, objPath)
 }
 
 // Options are the settings shared by views that need a data pass.
@@ -91,64 +98,41 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// file is where the entry for key and kind lives. kind names the view's
-// format and layout version, so a renderer change invalidates old entries.
-func (c *Cache) file(key, kind string) string {
-	h := sha256.Sum256([]byte(kind + "\x00" + key))
-	name := hex.EncodeToString(h[:])
-	return filepath.Join(c.dir, name[:2], name[2:]+".gob")
+// log returns the log holding the entries of key's file.
+func (c *Cache) log(key string) *cacheLog {
+	file, _, _ := strings.Cut(key, "\x00")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.logs[file]
+	if l == nil {
+		h := sha256.Sum256([]byte(file))
+		l = &cacheLog{path: filepath.Join(c.dir, hex.EncodeToString(h[:16])+logSuffix)}
+		c.logs[file] = l
+	}
+	return l
 }
 
 // load decodes the entry for (key, kind) into v; false if there is none
-// or it does not decode. The entry records its key in full, so a hash
-// collision reads as a miss.
+// or it does not decode.
 func (o Options) load(kind string, v any) bool {
 	if o.Cache == nil || o.Key == "" {
 		return false
 	}
-	b, err := os.ReadFile(o.Cache.file(o.Key, kind))
-	if err != nil {
-		return false
-	}
-	dec := gob.NewDecoder(bytes.NewReader(b))
-	var key string
-	if dec.Decode(&key) != nil || key != kind+"\x00"+o.Key {
-		return false
-	}
-	return dec.Decode(v) == nil
+	b, ok := o.Cache.log(o.Key).get(kind + "\x00" + o.Key)
+	return ok && json.Unmarshal(b, v) == nil
 }
 
-// store writes the entry for (key, kind) atomically. Failing to store is
-// not an error for the view; the caller may log it.
+// store appends the entry for (key, kind) to its file's log. Failing to
+// store is not an error for the view; the caller may log it.
 func (o Options) store(kind string, v any) error {
 	if o.Cache == nil || o.Key == "" {
 		return nil
 	}
-	var buf bytes.Buffer
-	enc := gob.NewEncoder(&buf)
-	if err := enc.Encode(kind + "\x00" + o.Key); err != nil {
-		return err
-	}
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	path := o.Cache.file(o.Key, kind)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := o.Cache.log(o.Key).put(kind+"\x00"+o.Key, b); err != nil {
 		return fmt.Errorf("arrowexport: storing cache entry: %w", err)
 	}
 	return nil

@@ -1,10 +1,13 @@
 package arrowexport
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"sync"
+)
 
 // arrowGoVersion is the version of the arrow-go module in the binary, part
 // of cache entry kinds: another arrow-go may encode other bytes.
-func arrowGoVersion() string {
+var arrowGoVersion = sync.OnceValue(func() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			if d.Path == "github.com/apache/arrow-go/v18" {
@@ -13,4 +16,4 @@ func arrowGoVersion() string {
 		}
 	}
 	return "arrow-go-unknown"
-}
+})

@@ -17,6 +17,11 @@ import (
 // get 0 until they are opened (see shared/docs/clients-on-fuse.md).
 const longTimeout = time.Hour
 
+// eagerSizing is the largest size estimate of a file that is sized at its
+// first stat rather than at open: reading that little data costs less
+// than the kernel asking again at every stat of a zero-timeout size.
+const eagerSizing = 1 << 20
+
 // dirNode is a directory of the mount.
 type dirNode struct {
 	fs.Inode
@@ -39,18 +44,18 @@ type linkNode struct {
 }
 
 var (
-	_ fs.NodeLookuper    = (*dirNode)(nil)
-	_ fs.NodeReaddirer   = (*dirNode)(nil)
-	_ fs.NodeGetattrer   = (*dirNode)(nil)
-	_ fs.NodeGetxattrer  = (*dirNode)(nil)
-	_ fs.NodeListxattrer = (*dirNode)(nil)
-	_ fs.NodeGetattrer   = (*fileNode)(nil)
-	_ fs.NodeOpener      = (*fileNode)(nil)
-	_ fs.NodeReader      = (*fileNode)(nil)
-	_ fs.NodeGetxattrer  = (*fileNode)(nil)
-	_ fs.NodeListxattrer = (*fileNode)(nil)
-	_ fs.NodeGetattrer   = (*linkNode)(nil)
-	_ fs.NodeReadlinker  = (*linkNode)(nil)
+	_ fs.NodeLookuper       = (*dirNode)(nil)
+	_ fs.NodeOpendirHandler = (*dirNode)(nil)
+	_ fs.NodeGetattrer      = (*dirNode)(nil)
+	_ fs.NodeGetxattrer     = (*dirNode)(nil)
+	_ fs.NodeListxattrer    = (*dirNode)(nil)
+	_ fs.NodeGetattrer      = (*fileNode)(nil)
+	_ fs.NodeOpener         = (*fileNode)(nil)
+	_ fs.NodeReader         = (*fileNode)(nil)
+	_ fs.NodeGetxattrer     = (*fileNode)(nil)
+	_ fs.NodeListxattrer    = (*fileNode)(nil)
+	_ fs.NodeGetattrer      = (*linkNode)(nil)
+	_ fs.NodeReadlinker     = (*linkNode)(nil)
 )
 
 // Lookup implements fs.NodeLookuper. It is implemented (rather than left
@@ -78,17 +83,18 @@ func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	return n.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
 }
 
-// Readdir implements fs.NodeReaddirer.
-func (n *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+// OpendirHandle implements fs.NodeOpendirHandler: the listing, which
+// never changes, is kept in the kernel's cache (FOPEN_CACHE_DIR).
+func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	es, err := n.t.children(n.d)
 	if err != nil {
-		return nil, syscall.EIO
+		return nil, 0, syscall.EIO
 	}
 	list := make([]fuse.DirEntry, len(es))
 	for i, e := range es {
 		list[i] = fuse.DirEntry{Name: e.name, Mode: e.mode()}
 	}
-	return fs.NewListDirStream(list), 0
+	return fs.NewListDirStream(list), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -185,6 +191,9 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	switch {
 	case e.file != nil:
 		v, err := t.get(e.file)
+		if err == nil && !v.Exact() && v.Size() <= eagerSizing {
+			v, err = t.finalize(e.file)
+		}
 		if err != nil {
 			return longTimeout
 		}
@@ -199,10 +208,16 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	return longTimeout
 }
 
-// getxattr serves user.<attribute> of the object at HDF5 path o.
+// getxattr serves user.<attribute> of the object at HDF5 path o. Other
+// namespaces (security., system.) are not supported: saying so, rather
+// than "no such attribute", lets ls -l stop asking for SELinux labels and
+// ACLs after the first file, instead of a round trip each per file.
 func (t *Tree) getxattr(o string, attr string, dest []byte) (uint32, syscall.Errno) {
 	name, ok := strings.CutPrefix(attr, xattrPrefix)
-	if o == "" || !ok {
+	if !ok {
+		return 0, syscall.EOPNOTSUPP
+	}
+	if o == "" {
 		return 0, syscall.ENODATA
 	}
 	m, err := t.attributeTexts(o)

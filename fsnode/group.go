@@ -12,16 +12,18 @@ const metaName = ".meta.json"
 
 // ancestry lists the groups above a directory (and its own), so that a
 // hard link back up the tree shows as a symbolic link, not as an endless
-// directory.
+// directory. inTable is set from a table down: objects inside a table are
+// not looked at as tables themselves.
 type ancestry struct {
-	addr uint64
-	path string
-	up   *ancestry
+	addr    uint64
+	path    string
+	inTable bool
+	up      *ancestry
 }
 
-// with returns the ancestry below object o.
-func (a *ancestry) with(o *h5core.Object) *ancestry {
-	return &ancestry{addr: o.Addr, path: o.Path, up: a}
+// within returns the ancestry below object o, which is a table if isTable.
+func (a *ancestry) within(o *h5core.Object, isTable bool) *ancestry {
+	return &ancestry{addr: o.Addr, path: o.Path, inTable: isTable || a != nil && a.inTable, up: a}
 }
 
 // find returns the path of the ancestor stored at object header addr.
@@ -37,13 +39,13 @@ func (a *ancestry) find(addr uint64) (string, bool) {
 // groupDir is the directory of an ordinary group below ancestors up.
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
 	d := &dir{attrs: g.Path}
-	me := up.with(g)
+	me := up.within(g, false)
 	d.list = func() ([]entry, error) {
 		links, err := g.Links()
 		if err != nil {
 			return nil, err
 		}
-		es := []entry{t.metaEntry(g, nil)}
+		es := []entry{t.metaEntry(g, nil, nil)}
 		for _, l := range links {
 			es = append(es, t.linkEntries(g, l, me)...)
 		}
@@ -74,11 +76,14 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 			return []entry{{name: name, target: relTarget(g.Path, p)}}
 		}
 	}
-	if tb := t.tables[o.Path]; tb != nil {
-		return append(t.wholeTableEntries(name, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
-	}
-	if err := t.failed[o.Path]; err != nil {
-		return t.failedEntries(name, where, o, err, me)
+	if !me.inTable {
+		tb, bad, _ := t.probe(o)
+		if tb != nil {
+			return append(t.wholeTableEntries(name, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
+		}
+		if bad != nil {
+			return t.failedEntries(name, where, o, bad, me)
+		}
 	}
 	if e, ok := t.sparseEntry(name, o); ok {
 		return []entry{e}
@@ -92,17 +97,23 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	return nil
 }
 
-// failedEntries shows a bad table (or an object Discover could not read):
-// the files it would have, each failing with err.
+// failedEntries shows a bad table (or an object whose attributes cannot
+// be read): the files it would have, each failing with err.
 func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up *ancestry) []entry {
 	bad := func(n string) entry { return entry{name: n, file: errorFile(where+" "+n, err)} }
 	if o.Kind() != h5core.KindGroup {
 		return []entry{bad(name + ".raw"), bad(name + ".csv"), bad(name + ".npy")}
 	}
+	return []entry{{name: name, dir: t.failedDir(o, err, up)}, bad(name + ".csv"), bad(name + ".arrow"), bad(name + ".parquet")}
+}
+
+// failedDir is the directory of bad table group o below ancestors up: its
+// datasets' column files fail with err, its other links show as usual.
+func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 	d := &dir{attrs: o.Path}
-	me := up.with(o)
+	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
-		es := []entry{t.metaEntry(o, nil)}
+		es := []entry{t.metaEntry(o, nil, err)}
 		links, lerr := o.Links()
 		if lerr != nil {
 			return nil, lerr
@@ -114,11 +125,14 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 				continue
 			}
 			n := EscapeName(l.Name)
-			es = append(es, bad(n+".csv"), bad(n+".arrow"), bad(n+".raw"))
+			where := t.f.Name() + ":" + c.Path + " "
+			for _, ext := range []string{".csv", ".arrow", ".raw"} {
+				es = append(es, entry{name: n + ext, file: errorFile(where+n+ext, err)})
+			}
 		}
 		return es, nil
 	}
-	return []entry{{name: name, dir: d}, bad(name + ".csv"), bad(name + ".arrow"), bad(name + ".parquet")}
+	return d
 }
 
 // relTarget returns the symbolic link target, relative to the directory of

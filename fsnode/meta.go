@@ -73,11 +73,11 @@ type filterMeta struct {
 }
 
 // metaEntry is the .meta.json file of the directory of object o (which
-// shows table tb, if not nil).
-func (t *Tree) metaEntry(o *h5core.Object, tb *table.Table) entry {
+// shows table tb, if not nil, or cannot be shown for reason bad).
+func (t *Tree) metaEntry(o *h5core.Object, tb *table.Table, bad error) entry {
 	return entry{name: metaName, file: &file{path: t.f.Name() + ":" + o.Path + " " + metaName,
 		newView: func() (View, error) {
-			m, err := t.describe(o)
+			m, err := t.describe(o, bad)
 			if err != nil {
 				return nil, err
 			}
@@ -89,15 +89,16 @@ func (t *Tree) metaEntry(o *h5core.Object, tb *table.Table) entry {
 		}}}
 }
 
-// describe builds the description of object o.
-func (t *Tree) describe(o *h5core.Object) (*objectMeta, error) {
+// describe builds the description of object o, which cannot be shown for
+// reason bad if that is set.
+func (t *Tree) describe(o *h5core.Object, bad error) (*objectMeta, error) {
 	attrs, err := attributeTexts(o)
 	if err != nil {
 		return nil, err
 	}
 	m := &objectMeta{Path: o.Path, Kind: o.Kind().String(), Attributes: attrs}
-	if err := t.failed[o.Path]; err != nil {
-		m.Error = err.Error()
+	if bad != nil {
+		m.Error = bad.Error()
 	}
 	links, err := o.Links()
 	if err != nil {

@@ -45,7 +45,7 @@ func (t *Tree) sparseDir(o *h5core.Object, ds *h5core.Dataset) *dir {
 		if err != nil {
 			return nil, err
 		}
-		es := []entry{t.metaEntry(o, nil)}
+		es := []entry{t.metaEntry(o, nil, nil)}
 		if ds != nil {
 			es[0] = t.viewEntry(metaName, o.Path, func() (View, error) {
 				b, err := arrowexport.SparseMetaJSON(ds, m)

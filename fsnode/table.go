@@ -15,9 +15,9 @@ const rootTableStem = "_table"
 // for the root table, the whole-table files.
 func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 	d := &dir{attrs: o.Path}
-	me := up.with(o)
+	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
-		es := []entry{t.metaEntry(o, tb)}
+		es := []entry{t.metaEntry(o, tb, nil)}
 		cols := map[string]bool{}
 		for _, c := range tb.Columns {
 			cols[c.Path] = true

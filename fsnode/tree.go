@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -40,14 +39,13 @@ type Tree struct {
 	f      *h5core.File
 	opt    Options
 	root   *dir
-	fileID *arrowexport.FileID     // identity of the HDF5 file, if it is one
-	tables map[string]*table.Table // tables by HDF5 path
-	failed map[string]error        // objects that are bad tables, by HDF5 path
+	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one
 }
 
-// New returns the tree of f. It finds the file's tables first (leniently:
-// a table with problems is shown if its rows can be read); each table
-// that cannot be shown is logged, and its files fail with EIO.
+// New returns the tree of f. Tables are found as their directories are
+// listed (leniently: a table with problems is shown if its rows can be
+// read); each table that cannot be shown is logged, and its files fail
+// with EIO.
 func New(f *h5core.File, opt Options) (*Tree, error) {
 	if opt.Log == nil {
 		opt.Log = log.Default()
@@ -59,43 +57,49 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	tables, findings, err := table.Discover(f, table.Lenient)
-	if err != nil {
-		return nil, err
-	}
-	t := &Tree{f: f, opt: opt, tables: map[string]*table.Table{}, failed: map[string]error{}}
+	t := &Tree{f: f, opt: opt}
 	if id, err := arrowexport.StatFileID(f.Name()); err == nil {
 		t.fileID = &id
 	}
-	for _, tb := range tables {
-		t.tables[tb.Path] = tb
+	tb, bad, err := t.probe(g)
+	if err != nil {
+		return nil, err
 	}
-	for _, fd := range findings {
-		if fd.Severity == table.SevError && !t.inTable(fd.Path) {
-			opt.Log.Printf("h5fs: %s: %v", f.Name(), fd)
-			if _, seen := t.failed[fd.Path]; !seen {
-				t.failed[fd.Path] = errors.New(fd.String())
-			}
-		}
-	}
-	if tb := t.tables["/"]; tb != nil {
+	switch {
+	case tb != nil:
 		t.root = t.tableDir(g, tb, nil)
-	} else {
+	case bad != nil:
+		t.root = t.failedDir(g, bad, nil)
+	default:
 		t.root = t.groupDir(g, nil)
 	}
 	return t, nil
 }
 
-// inTable reports whether HDF5 path p is a shown table or lies inside one.
-func (t *Tree) inTable(p string) bool {
-	for ; ; p = path.Dir(p) {
-		if t.tables[p] != nil {
-			return true
+// probe finds out whether object o is a table: it returns the table, or
+// the error that keeps a table (or an object whose attributes cannot be
+// read) from being shown, logging its findings; err is for attributes
+// that cannot be read.
+func (t *Tree) probe(o *h5core.Object) (tb *table.Table, bad, err error) {
+	tb, findings, err := table.Probe(t.f, o, table.Lenient)
+	var first error
+	for _, fd := range findings {
+		if fd.Severity != table.SevError {
+			continue
 		}
-		if p == "/" || p == "." || p == "" {
-			return false
+		t.opt.Log.Printf("h5fs: %s: %v", t.f.Name(), fd)
+		e := errors.New(fd.String())
+		if first == nil {
+			first = e
+		}
+		if bad == nil && fd.Path == o.Path {
+			bad = e
 		}
 	}
+	if bad == nil {
+		bad = first
+	}
+	return tb, bad, err
 }
 
 // entry is one name in a directory: a directory, a file or a symbolic

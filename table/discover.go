@@ -36,19 +36,15 @@ func (d *discovery) visit(o *h5core.Object) error {
 		return nil
 	}
 	d.seen[o.Addr] = true
-	as, err := readAttrs(o)
-	if err != nil {
-		if o.Path == "/" {
-			return err
-		}
-		d.findings.errorf(o.Path, "HDF5", "attributes not readable: %v", err)
-		return nil
+	t, fs, err := Probe(d.f, o, d.mode)
+	if err != nil && o.Path == "/" {
+		return err
 	}
-	if kind := tableKind(d.f, o, as); kind != "" {
-		d.open(o, as, kind)
-		return nil
+	d.findings = append(d.findings, fs...)
+	if t != nil {
+		d.tables = append(d.tables, t)
 	}
-	if o.Kind() != h5core.KindGroup {
+	if t != nil || len(fs) > 0 || o.Kind() != h5core.KindGroup {
 		return nil
 	}
 	links, err := o.Links()
@@ -75,17 +71,32 @@ func (d *discovery) visit(o *h5core.Object) error {
 	return nil
 }
 
-// open opens one table, keeping its findings either way.
-func (d *discovery) open(o *h5core.Object, as attrSet, kind string) {
-	t, err := openKind(d.f, o, as, kind, d.mode)
+// Probe looks at one object, as Discover does at each: when o is a table
+// it returns the opened table; when o is a table that cannot be opened
+// (in Strict mode: one with errors) it returns nil and findings, among
+// them at least one error; otherwise nil and no findings. An object whose
+// attributes cannot be read gets an error finding too, and err says why.
+func Probe(f *h5core.File, o *h5core.Object, mode Mode) (t *Table, fs []Finding, err error) {
+	as, err := readAttrs(o)
+	if err != nil {
+		var bad findings
+		bad.errorf(o.Path, "HDF5", "attributes not readable: %v", err)
+		return nil, bad, err
+	}
+	kind := tableKind(f, o, as)
+	if kind == "" {
+		return nil, nil, nil
+	}
+	t, err = openKind(f, o, as, kind, mode)
 	if err == nil {
-		d.tables = append(d.tables, t)
-		return
+		return t, nil, nil
 	}
+	var out findings
 	if t != nil {
-		d.findings = append(d.findings, t.Findings...)
+		out = append(out, t.Findings...)
 	}
-	if t == nil || !HasErrors(t.Findings) || d.mode == Strict {
-		d.findings.errorf(o.Path, "§7", "table not opened: %v", err)
+	if t == nil || !HasErrors(t.Findings) || mode == Strict {
+		out.errorf(o.Path, "§7", "table not opened: %v", err)
 	}
+	return nil, out, nil
 }

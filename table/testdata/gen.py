@@ -325,8 +325,16 @@ def col_expect(name, kind, values, ds=None, fill_hex=None, raw=None, **extra):
         e["fill_value_hex"] = fill_hex
     if raw is not None:
         e["raw_le_sha256"] = sha_le(raw)
+        if raw.dtype.kind in "fiu":
+            e["dtype"] = dtype_of(raw.dtype)
     e.update(extra)
     return e
+
+
+def dtype_of(dt):
+    """The "dtype" of an expected column (shared/fixtures layout) for a
+    numeric NumPy type: what readers need to compare at its precision."""
+    return {"class": "float" if dt.kind == "f" else "integer", "size": dt.itemsize}
 
 
 def events_table(parent, name, n, rng, extent=None, with_indexes=True, filtered=True):
@@ -566,7 +574,8 @@ def gen_row_tables(rng):
         tb.flush()
     pyt = {"path": "/det/readout", "kind": "pytables", "nrows": n, "column_order": ["id", "energy", "name", "ok", "vec"],
            "columns": [{"name": "id", "values": [int(x) for x in ids]},
-                       {"name": "energy", "values": [jfloat(x) for x in energy]},
+                       {"name": "energy", "kind": "float", "dtype": dtype_of(energy.dtype),
+                        "values": [jfloat(x) for x in energy]},
                        {"name": "name", "values": names},
                        {"name": "ok", "values": [bool(x) for x in ok]},
                        {"name": "vec", "values": [[jfloat(a), jfloat(b)] for a, b in vec]}]}
@@ -580,10 +589,11 @@ def gen_row_tables(rng):
     df.to_hdf(path, key="frame", format="table", data_columns=["a", "c"], mode="w")
     pdt = {"path": "/frame/table", "kind": "pandas", "nrows": n, "column_order": ["a", "b", "c", "d", "e", "t"],
            "index": {"name": "rid", "values": list(df.index)},
-           "columns": [{"name": "a", "values": [int(x) for x in df.a]}, {"name": "b", "values": [jfloat(x) for x in df.b]},
+           "columns": [{"name": "a", "values": [int(x) for x in df.a]},
+                       {"name": "b", "kind": "float", "dtype": dtype_of(df.b.dtype), "values": [jfloat(x) for x in df.b]},
                        {"name": "c", "values": list(df.c)}, {"name": "d", "values": [bool(x) for x in df.d]},
                        {"name": "e", "values": [int(x) for x in df.e]},
-                       {"name": "t", "values": [int(x) for x in df.t.astype("int64")]}]}
+                       {"name": "t", "pandas_dtype": "datetime64[ns]", "values": [int(x) for x in df.t.astype("int64")]}]}
     write_json(os.path.join(HERE, "pandas.expected.json"), {"file": "pandas.h5", "kind": "pandas", "tables": [pdt]})
     # H5TB-style: one compound dataset with CLASS=TABLE and FIELD_i_*
     path = os.path.join(HERE, "h5tb.h5")
@@ -603,7 +613,8 @@ def gen_row_tables(rng):
                 ds.attrs.create("FIELD_%d_FILL" % i, fill)
     tb = {"path": "/lab/meas", "kind": "h5tb", "nrows": n, "column_order": ["serial", "value", "label"],
           "columns": [{"name": "serial", "values": [int(x) for x in rec["serial"]]},
-                      {"name": "value", "values": [jfloat(x) for x in rec["value"]]},
+                      {"name": "value", "kind": "float", "dtype": dtype_of(rec.dtype["value"]),
+                       "values": [jfloat(x) for x in rec["value"]]},
                       {"name": "label", "values": [x.decode() for x in rec["label"]]}]}
     write_json(os.path.join(HERE, "h5tb.expected.json"), {"file": "h5tb.h5", "kind": "h5tb", "tables": [tb]})
     # anndata-style dataframe group
@@ -638,7 +649,7 @@ def gen_row_tables(rng):
     ad = {"path": "/obs", "kind": "anndata", "nrows": n, "column_order": ["counts", "frac", "kept", "cell_type", "n_genes"],
           "index": {"name": "_index", "values": obs},
           "columns": [{"name": "counts", "values": [int(x) for x in counts]},
-                      {"name": "frac", "values": [jfloat(x) for x in frac]},
+                      {"name": "frac", "kind": "float", "dtype": dtype_of(frac.dtype), "values": [jfloat(x) for x in frac]},
                       {"name": "kept", "values": [bool(x) for x in kept]},
                       {"name": "cell_type", "values": [None if x < 0 else cats[x] for x in codes]},
                       {"name": "n_genes", "values": [None if m else int(x) for x, m in zip(nvals, nmask)]}]}
@@ -683,10 +694,50 @@ def gen_sample(rng):
         str_attr(img, "units", "ADC/MeV")
 
 
+def gen_broken():
+    """Tables a lenient mount must survive: each file's bad tables give EIO
+    on their own files only (test/fuse TestBrokenFixtures names them)."""
+    path = os.path.join(HERE, "broken_tables.h5")
+    with h5py.File(path, "w", libver="earliest") as f:
+        f.create_dataset("plain", data=np.arange(4, dtype="<i4"))
+        t = f.create_group("t")  # no NROWS
+        str_attr(t, "CLASS", "COLUMN_TABLE", cset="ascii", size=13)
+        str_attr(t, "VERSION", "1.0", cset="ascii")
+        make_ds(t, "a", "<f8", np.array([1.5, 2.5], dtype="<f8"))
+        u = table_group(f, "u", 5, [])  # NROWS beyond a column's extent
+        make_ds(u, "a", "<i8", np.arange(5, dtype="<i8"))
+        make_ds(u, "b", "<i8", np.arange(3, dtype="<i8"), maxshape=None, layout="contiguous")
+        v = table_group(f, "v", 1, [], version="2.0")  # a MAJOR version from the future
+        make_ds(v, "a", "<i4", np.array([9], dtype="<i4"))
+        w = f.create_group("w")  # not COLUMN_TABLE: a plain group
+        str_attr(w, "CLASS", "COLUMN_TABLEX", cset="ascii")
+        make_ds(w, "a", "<i2", np.array([4, 5], dtype="<i2"))
+    write_json(os.path.join(HERE, "broken_tables.expected.json"), {
+        "file": "broken_tables.h5", "kind": "broken", "notes": "generated by table/testdata/gen.py",
+        "expected_behaviour": "the file opens; /t (no NROWS), /u (a column shorter than NROWS) and "
+                              "/v (VERSION 2.0) are not shown as tables, each with a finding; "
+                              "/w (CLASS COLUMN_TABLEX) is a plain group",
+        "findings": [{"path": "/t", "rule": "§7.3"}, {"path": "/u", "rule": "§12"}, {"path": "/v", "rule": "§7"}],
+        "tables": []})
+    # the root group is the bad table: the mount must still come up
+    path = os.path.join(HERE, "broken_root_table.h5")
+    with h5py.File(path, "w", libver="earliest") as f:
+        str_attr(f, "CLASS", "COLUMN_TABLE", cset="ascii", size=13)
+        str_attr(f, "VERSION", "1.0", cset="ascii")
+        make_ds(f, "a", "<f4", np.array([1, 2], dtype="<f4"))
+        make_ds(f.create_group("g"), "x", "<i4", np.array([3, 4], dtype="<i4"))
+    write_json(os.path.join(HERE, "broken_root_table.expected.json"), {
+        "file": "broken_root_table.h5", "kind": "broken", "notes": "generated by table/testdata/gen.py",
+        "expected_behaviour": "the file opens; the root group, a table without NROWS, is not shown as a table",
+        "findings": [{"path": "/", "rule": "§7.3"}],
+        "tables": []})
+
+
 def main():
     rng = np.random.default_rng(20261126)
     gen_hep(rng)
     gen_tampered(rng)
+    gen_broken()
     gen_row_tables(rng)
     gen_sample(np.random.default_rng(7))  # its own stream: the demo file changes only with its code
 

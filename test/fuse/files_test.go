@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,12 +20,19 @@ import (
 // allFiles returns the HDF5 files the kernel tests mount: the repo's
 // sample and test data, and the shared fixtures.
 func allFiles(t *testing.T) []string {
-	repo := []string{"../../cmd/h5fs/sample/sample.h5"}
+	all := []string{"../../cmd/h5fs/sample/sample.h5"}
 	for _, pat := range []string{"../../*/testdata/*.h5", "../../*/testdata/*/*.h5"} {
 		m, _ := filepath.Glob(pat)
-		repo = append(repo, m...)
+		all = append(all, m...)
 	}
-	return append(repo, fusetest.FixtureFiles(t)...)
+	all = append(all, fusetest.FixtureFiles(t)...)
+	seen := map[string]bool{}
+	return slices.DeleteFunc(all, func(n string) bool {
+		abs, _ := filepath.Abs(n)
+		dup := seen[abs]
+		seen[abs] = true
+		return dup
+	})
 }
 
 // mayFail reports a file some of whose objects may fail to read: the
@@ -122,9 +130,13 @@ var (
 		"broken_missing_nrows.h5":   {"t.csv", "t.parquet", "t/a.csv", "t/b.raw"},
 		"broken_extent_mismatch.h5": {"t.csv", "t.arrow", "t/a.csv"},
 		"broken_checksum.h5":        {"t"},
+		"broken_tables.h5":          {"t.csv", "t.parquet", "t/a.csv", "t/a.raw", "u.arrow", "u/b.csv", "v.csv", "v/a.raw"},
+		"broken_root_table.h5":      {"a.csv", "a.arrow", "a.raw"},
 	}
 	reading = map[string][]string{
 		"broken_wrong_class.h5": {"t/a.raw", "t/b.npy", "t/.meta.json"},
+		"broken_tables.h5":      {"plain.npy", "w/a.raw", "t/.meta.json", "u/.meta.json"},
+		"broken_root_table.h5":  {"g/x.raw", "g/x.npy", ".meta.json"},
 	}
 )
 

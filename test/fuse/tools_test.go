@@ -2,11 +2,13 @@ package fuse_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
@@ -71,7 +73,26 @@ func TestCoreutils(t *testing.T) {
 				if exp.Kind == "hep001" && !strings.Contains(attrs, `user.CLASS="COLUMN_TABLE"`) {
 					t.Errorf("getfattr -d %s: no user.CLASS:\n%s", tb.Path, attrs)
 				}
+				checkXattrErrors(t, p)
 			}
 		})
+	}
+}
+
+// checkXattrErrors checks the errors of extended attributes that are not
+// there: ENODATA for a user. name, ENOTSUP for the namespaces h5fs does
+// not have (which lets ls -l stop asking for SELinux labels and ACLs).
+func checkXattrErrors(t *testing.T, p string) {
+	t.Helper()
+	buf := make([]byte, 256)
+	for name, want := range map[string]error{
+		"user.no such attribute":  syscall.ENODATA,
+		"security.selinux":        syscall.ENOTSUP,
+		"system.posix_acl_access": syscall.ENOTSUP,
+		"trusted.anything":        syscall.ENOTSUP,
+	} {
+		if _, err := syscall.Getxattr(p, name, buf); !errors.Is(err, want) {
+			t.Errorf("getxattr %s %s: %v, want %v", p, name, err, want)
+		}
 	}
 }

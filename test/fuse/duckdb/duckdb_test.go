@@ -15,9 +15,6 @@ import (
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
-// fixtures is the shared fixture directory, relative to this package.
-const fixtures = "../../../../shared/fixtures/hep001"
-
 // TestDuckDB runs SELECT count(*), count(x), sum(x) over <table>.parquet
 // and <table>.csv for every table of every fixture, x its first plain
 // numeric column.
@@ -27,11 +24,7 @@ func TestDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	names, _ := filepath.Glob(filepath.Join(fixtures, "*.h5"))
-	if len(names) == 0 {
-		t.Skip("shared fixtures not found at " + fixtures)
-	}
-	for _, name := range names {
+	for _, name := range fusetest.FixtureFiles(t) {
 		exp, ok := fusetest.LoadExpected(t, name)
 		if !ok || exp.Kind != "hep001" || len(exp.Tables) == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -14,8 +15,17 @@ import (
 	"github.com/h5fs/h5fs/h5core"
 )
 
-// Fixtures is where the shared HEP001 fixtures are, relative to test/fuse.
-const Fixtures = "../../../shared/fixtures/hep001"
+// The HEP001 corpora the kernel tests mount: the repo's own (made by
+// table/testdata/gen.py, always there) and the shared fixtures beside the
+// repository (used when present).
+var (
+	repoRoot = func() string {
+		_, file, _, _ := runtime.Caller(0)
+		return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	}()
+	OwnCorpus = filepath.Join(repoRoot, "table", "testdata")
+	Fixtures  = filepath.Join(repoRoot, "..", "shared", "fixtures", "hep001")
+)
 
 // Mount mounts the HDF5 file name at a new temporary directory and returns
 // it; the mount goes away when the test ends. It skips the test when FUSE
@@ -55,15 +65,17 @@ func Mount(t testing.TB, name string, logw io.Writer) string {
 	return mp
 }
 
-// FixtureFiles returns the .h5 files of the shared HEP001 fixtures that
-// open (all but the deliberately unreadable ones), skipping the test when
-// the fixtures are absent.
+// FixtureFiles returns the .h5 files of the HEP001 corpora that open (all
+// but the deliberately unreadable ones): the repo's own, and the shared
+// fixtures when they are there (the test log says when they are not).
 func FixtureFiles(t testing.TB) []string {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(Fixtures, "*.h5"))
-	if len(names) == 0 {
-		t.Skip("shared fixtures not found at " + Fixtures)
+	names, _ := filepath.Glob(filepath.Join(OwnCorpus, "*.h5"))
+	shared, _ := filepath.Glob(filepath.Join(Fixtures, "*.h5"))
+	if len(shared) == 0 {
+		t.Log("shared fixtures not found at " + Fixtures + ": testing the repo's own corpus only")
 	}
+	names = append(names, shared...)
 	var out []string
 	for _, n := range names {
 		if f, err := h5core.Open(n); err == nil {
