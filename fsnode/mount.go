@@ -28,6 +28,9 @@ func Mount(t *Tree, mountpoint string) (*fuse.Server, error) {
 			DirectMount:  true,
 			MaxWrite:     maxRequest,
 			MaxReadAhead: maxRequest,
+			// Content is rendered in memory: splicing it would only add
+			// a copy into a pipe, and a 1 MiB reply does not fit one.
+			DisableSplice: true,
 		},
 	})
 	if err != nil {
