@@ -15,6 +15,22 @@ const csvLayoutVersion = "csv-v1"
 // ranges) when units are shorter.
 const csvBlockRows = 1 << 16
 
+// csvBlockBytes bounds the estimated bytes of one CSV block, so that the
+// blocks of wide tables (and matrices) have fewer rows.
+const csvBlockBytes = 8 << 20
+
+// csvBlock returns the rows per block of a table whose units have unit
+// rows and whose rows take at most perRow bytes: at most csvBlockRows and
+// csvBlockBytes/perRow (but at least one row), whole units when a unit is
+// that short.
+func csvBlock(unit, perRow int64) int64 {
+	limit := max(min(csvBlockRows, csvBlockBytes/max(perRow, 1)), 1)
+	if unit <= limit {
+		return limit / unit * unit
+	}
+	return limit
+}
+
 // CSVView is a table (or one column) as CSV: a header line of column
 // names, then one line per row, fields separated by commas and lines ended
 // by "\n". Fields are quoted only when needed (RFC 4180); a missing value
@@ -51,11 +67,7 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 	if err != nil {
 		return nil, err
 	}
-	block := int64(csvBlockRows)
-	if unit <= csvBlockRows {
-		block = csvBlockRows / unit * unit
-	}
-	v := &CSVView{t: t, opts: opts, rows: rows, block: block}
+	v := &CSVView{t: t, opts: opts, rows: rows}
 	perRow := int64(0)
 	for i, c := range t.Columns {
 		if i > 0 {
@@ -64,6 +76,7 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 		v.header = appendQuoted(v.header, c.Field().Name)
 		perRow += csvFieldBound(c) + 1
 	}
+	v.block = csvBlock(unit, perRow)
 	v.header = append(v.header, '\n')
 	v.est = int64(len(v.header)) + rows*max(perRow, 3)
 	var l csvLayout

@@ -35,7 +35,7 @@ func csvAppender(a arrow.Array) fieldAppender {
 	case *array.Uint64:
 		return func(d []byte, i int) []byte { return strconv.AppendUint(d, a.Value(i), 10) }
 	case *array.Float16:
-		return func(d []byte, i int) []byte { return appendFloat(d, float64(a.Value(i).Float32()), 32) }
+		return func(d []byte, i int) []byte { return appendFloat(d, float16Value(a.Value(i).Uint16()), 32) }
 	case *array.Float32:
 		return func(d []byte, i int) []byte { return appendFloat(d, float64(a.Value(i)), 32) }
 	case *array.Float64:
@@ -96,10 +96,17 @@ func appendQuoted(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// csvWidther is implemented by columns that bound their CSV fields more
+// tightly than their Arrow type does; a width of 0 means no better bound.
+type csvWidther interface{ csvWidth() int64 }
+
 // csvFieldBound is an upper bound of the bytes of one field of c, for the
 // size estimate shown before the data pass. Strings without a known width
 // and categoricals get a guess.
 func csvFieldBound(c ColumnSource) int64 {
+	if w, ok := c.(csvWidther); ok && w.csvWidth() > 0 {
+		return w.csvWidth()
+	}
 	switch c.Field().Type.ID() {
 	case arrow.BOOL:
 		return 5
@@ -138,4 +145,23 @@ func stringBound(c ColumnSource) int {
 		return rs.ElemSize()
 	}
 	return unknownWidth
+}
+
+// float16Value is the value of the IEEE binary16 number with bits b
+// (arrow-go's Float32 gets subnormal numbers wrong).
+func float16Value(b uint16) float64 {
+	exp, frac := int(b>>10&0x1f), float64(b&0x3ff)
+	v := math.Ldexp(1024+frac, exp-25)
+	switch {
+	case exp == 0:
+		v = math.Ldexp(frac, -24)
+	case exp == 0x1f && frac != 0:
+		return math.NaN()
+	case exp == 0x1f:
+		v = math.Inf(1)
+	}
+	if b&0x8000 != 0 {
+		v = math.Copysign(v, -1)
+	}
+	return v
 }

@@ -17,7 +17,8 @@
 // Inputs are small interfaces (ColumnSource, RawSource, ArraySource) so that
 // table columns, sparse COO columns and ordinary datasets all render through
 // the same code. Adapters: FromTable and TableColumn (package table),
-// DatasetArray (h5core datasets), ColumnArray (fixed-width columns).
+// DatasetArray and DatasetTable (h5core datasets), ColumnArray
+// (fixed-width columns).
 //
 // A FUSE node uses a view like this:
 //

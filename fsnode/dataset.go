@@ -8,28 +8,32 @@ import (
 )
 
 // datasetEntries returns the files of an ordinary dataset: name.raw
-// (packed little-endian elements) and name.npy. A dataset whose elements
-// have no packed form (variable-length data) has neither; one that cannot
-// be read shows name.raw failing with EIO.
+// (packed little-endian elements), name.npy and name.csv. A dataset whose
+// elements have no packed form (variable-length data) has no .raw and
+// .npy, and a .csv only if they are strings; one that cannot be read
+// shows name.raw failing with EIO.
 func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
-	a, err := datasetArray(o)
-	if errors.Is(err, arrowexport.ErrUnsupported) {
-		return nil // described in .meta.json; no file form yet
-	}
+	ds, err := o.Dataset()
 	if err != nil {
 		return []entry{{name: name + ".raw", file: errorFile(where+".raw", err)}}
 	}
-	return []entry{
-		t.viewEntry(name+".raw", o.Path, func() (View, error) { return arrowexport.NewRawView(a) }),
-		t.viewEntry(name+".npy", o.Path, func() (View, error) { return arrowexport.NewNpyView(a) }),
+	var es []entry
+	a, err := arrowexport.DatasetArray(ds)
+	switch {
+	case err == nil:
+		es = append(es,
+			t.viewEntry(name+".raw", o.Path, func() (View, error) { return arrowexport.NewRawView(a) }),
+			t.viewEntry(name+".npy", o.Path, func() (View, error) { return arrowexport.NewNpyView(a) }))
+	case !errors.Is(err, arrowexport.ErrUnsupported):
+		return []entry{{name: name + ".raw", file: errorFile(where+".raw", err)}}
 	}
-}
-
-// datasetArray returns dataset o as the renderers take it.
-func datasetArray(o *h5core.Object) (arrowexport.ArraySource, error) {
-	ds, err := o.Dataset()
-	if err != nil {
-		return nil, err
+	tb, err := arrowexport.DatasetTable(ds)
+	switch {
+	case err == nil:
+		opt := t.viewOptions(o.Path)
+		es = append(es, t.viewEntry(name+".csv", o.Path, func() (View, error) { return arrowexport.NewCSVView(tb, opt) }))
+	case !errors.Is(err, arrowexport.ErrUnsupported):
+		es = append(es, entry{name: name + ".csv", file: errorFile(where+".csv", err)})
 	}
-	return arrowexport.DatasetArray(ds)
+	return es // a dataset with no file form is described in .meta.json
 }

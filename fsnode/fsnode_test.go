@@ -137,6 +137,10 @@ func TestNames(t *testing.T) {
 		"café.raw":       "file",
 		"a":              "dir",
 		"a/x.raw":        "file",
+		"a/x.csv":        "file",
+		"a/x.npy":        "file",
+		"café.csv":       "file",
+		"softx.csv":      "file",
 		"a/up":           "-> ..",
 		"soft":           "-> a",
 		"softx.raw":      "file",
@@ -147,5 +151,12 @@ func TestNames(t *testing.T) {
 	}
 	if v, err := tree.Open("a/x.raw"); err != nil || v.Size() != 16 {
 		t.Errorf("a/x.raw: %v", err)
+	}
+	v, err := tree.Open("a/x.csv")
+	if err != nil {
+		t.Fatalf("a/x.csv: %v", err)
+	}
+	if b, err := io.ReadAll(io.NewSectionReader(v, 0, v.Size())); string(b) != "x\n0\n1\n2\n3\n" {
+		t.Errorf("a/x.csv: %q, %v", b, err)
 	}
 }

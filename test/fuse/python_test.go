@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
@@ -33,6 +35,13 @@ for c in json.load(sys.stdin):
         elif c["op"] == "fromfile":
             a = np.fromfile(c["path"], dtype=c["dtype"])
             r = {"n": len(a), "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
+        elif c["op"] == "read_csv_array":
+            df = pd.read_csv(c["path"], float_precision="round_trip")
+            want = np.array(c["values"], dtype=c["dtype"])
+            want = want.reshape(-1, want.shape[-1]) if want.ndim >= 2 else want.reshape(-1, 1)
+            got = df.to_numpy()
+            r = {"columns": list(df.columns), "shape": list(got.shape),
+                 "equal": got.shape == want.shape and bool(np.array_equal(got.astype(want.dtype), want))}
         elif c["op"] == "load_mmap":
             a = np.load(c["path"], mmap_mode="r")
             want = np.array(c["values"], dtype=a.dtype)
@@ -54,7 +63,8 @@ type pyCheck struct {
 }
 
 // TestPython reads tables with pandas.read_csv, columns with
-// numpy.fromfile and datasets with numpy.load(mmap_mode='r').
+// numpy.fromfile, and datasets with numpy.load(mmap_mode='r') and
+// pandas.read_csv.
 func TestPython(t *testing.T) {
 	if err := exec.Command(python, "-c", "import numpy, pandas").Run(); err != nil {
 		t.Skipf("%s has no numpy/pandas: %v", python, err)
@@ -130,9 +140,30 @@ func pythonChecks(mp string, exp *fusetest.Expected) []pyCheck {
 					}
 					return nil
 				}})
+			header := datasetCSVHeader(o)
+			checks = append(checks, pyCheck{Op: "read_csv_array", Path: fusetest.MountPath(mp, o.Path) + ".csv", Values: o.Values, DType: o.DType,
+				want: func(r map[string]any) error {
+					if r["equal"] != true || fmt.Sprint(r["columns"]) != fmt.Sprint(header) {
+						return fmt.Errorf("got %v, want columns %v and equal values", r, header)
+					}
+					return nil
+				}})
 		}
 	}
 	return checks
+}
+
+// datasetCSVHeader is the header of dataset o's CSV file: the indices of
+// its last axis, or its name when it has one axis.
+func datasetCSVHeader(o fusetest.ExpectedObj) []any {
+	if len(o.Shape) < 2 {
+		return []any{path.Base(o.Path)}
+	}
+	var h []any
+	for j := range o.Shape[len(o.Shape)-1] {
+		h = append(h, strconv.FormatInt(j, 10))
+	}
+	return h
 }
 
 // numpyType returns the little-endian NumPy type of a plain integer or

@@ -1,6 +1,7 @@
 // Package duckdb_test runs DuckDB over the whole-table Parquet and CSV
-// files of kernel mounts. It is a module of its own so that the DuckDB
-// library stays out of the h5fs module and binary.
+// files, and ordinary datasets' CSV files, of kernel mounts. It is a
+// module of its own so that the DuckDB library stays out of the h5fs
+// module and binary.
 package duckdb_test
 
 import (
