@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -160,3 +161,37 @@ func TestNames(t *testing.T) {
 		t.Errorf("a/x.csv: %q, %v", b, err)
 	}
 }
+
+// TestGuard: a panic while listing a directory, making a view or sizing
+// it becomes an error of that object alone.
+func TestGuard(t *testing.T) {
+	f, err := h5core.Open("../cmd/h5fs/sample/sample.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dir{list: func() ([]entry, error) { panic("listing") }}
+	if _, err := tree.children(d); err == nil || !strings.Contains(err.Error(), "listing") {
+		t.Errorf("panicking listing: %v", err)
+	}
+	bad := &file{path: "x", newView: func() (View, error) { panic("view") }}
+	if _, err := tree.get(bad); err == nil {
+		t.Error("panicking view made no error")
+	}
+	sizing := &file{path: "y", newView: func() (View, error) { return panicView{}, nil }}
+	if _, err := tree.finalize(sizing); err == nil {
+		t.Error("panicking Finalize made no error")
+	}
+	if es, err := tree.children(tree.root); err != nil || len(es) == 0 {
+		t.Errorf("the rest of the tree: %d entries, %v", len(es), err)
+	}
+}
+
+type panicView struct{ bytesView }
+
+func (panicView) Exact() bool     { return false }
+func (panicView) Finalize() error { panic("sizing") }

@@ -138,7 +138,8 @@ func (n *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 	if err != nil {
 		return nil, syscall.EIO
 	}
-	k, err := v.ReadAt(dest, off)
+	var k int
+	err = guard(func() (err error) { k, err = v.ReadAt(dest, off); return err })
 	if err != nil && !errors.Is(err, io.EOF) {
 		n.t.opt.Log.Printf("h5fs: %s: read %d bytes at %d: %v", n.f.path, len(dest), off, err)
 		return nil, syscall.EIO

@@ -127,7 +127,8 @@ type dir struct {
 // first use. Of two entries with the same name the first listed wins.
 func (t *Tree) children(d *dir) ([]entry, error) {
 	d.once.Do(func() {
-		es, err := d.list()
+		var es []entry
+		err := guard(func() (err error) { es, err = d.list(); return err })
 		if err != nil {
 			d.err = err
 			t.opt.Log.Printf("h5fs: %v", err)
@@ -181,7 +182,7 @@ func (t *Tree) get(f *file) (View, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.view == nil && f.err == nil {
-		f.view, f.err = f.newView()
+		f.err = guard(func() (err error) { f.view, err = f.newView(); return err })
 		if f.err == nil && f.view == nil {
 			f.err = fmt.Errorf("%s: no content", f.path)
 		}
@@ -199,7 +200,7 @@ func (t *Tree) finalize(f *file) (View, error) {
 	if err != nil || f.isFinal() {
 		return v, err
 	}
-	err = v.Finalize()
+	err = guard(v.Finalize)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
@@ -254,4 +255,16 @@ func (t *Tree) Open(path string) (View, error) {
 		}
 	}
 	return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+}
+
+// guard runs fn, turning a panic in it (a bug met on some input, in the
+// renderers or a library under them) into an error: the object's files
+// fail with EIO and the mount keeps serving everything else.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return fn()
 }
