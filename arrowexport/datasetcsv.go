@@ -21,7 +21,8 @@ const maxDatasetColumns = 1 << 16
 // dataset is one column named after the dataset, one row per element, or
 // one column per field when its elements are compounds (as an H5TB table
 // shows). A dataset of higher rank has its last axis as columns, named
-// 0..n-1, and its leading axes flattened in row-major order as rows.
+// c0..c<n-1> (a header of numbers would read as data to CSV sniffers such
+// as DuckDB's), and its leading axes flattened in row-major order as rows.
 // Values read as table columns read them (see table.Decoder). The columns
 // of a range of rows share one read of the dataset.
 //
@@ -152,7 +153,7 @@ func (r *datasetRows) addPart(name string, off int, t *h5core.Datatype) error {
 func (r *datasetRows) part(j int) (p *datasetPart, name string, off int) {
 	if r.wide {
 		p = &r.parts[0]
-		return p, strconv.Itoa(j), j * p.t.Size
+		return p, "c" + strconv.Itoa(j), j * p.t.Size
 	}
 	p = &r.parts[j]
 	return p, p.name, p.off

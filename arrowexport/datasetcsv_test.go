@@ -36,17 +36,17 @@ var dscsvDatasets = []struct{ name, want string }{
 	{"bool", "bool\ntrue\nfalse\ntrue\n"},
 	{"cmp1", "id,x,tag,name,ok,color\n0,0.5,a,one,true,RED\n10,nan,\"b,c\",two words,false,GREEN\n" +
 		"20,-inf,\"\",\"\",false,BLUE\n30,1e+100,\"d\"\"e\",drei,true,BLUE\n40,-2,fghijk,ünf,true,RED\n"},
-	{"m2_i4", "0,1,2,3,4\n0,1,2,3,4\n5,6,7,8,9\n10,11,12,13,14\n15,16,17,18,19\n"},
+	{"m2_i4", "c0,c1,c2,c3,c4\n0,1,2,3,4\n5,6,7,8,9\n10,11,12,13,14\n15,16,17,18,19\n"},
 	{"m3_f8", ""},
-	{"m2_cmp", "0,1,2\n" +
+	{"m2_cmp", "c0,c1,c2\n" +
 		`"{""a"":1,""b"":0.5}","{""a"":2,""b"":-1.5}","{""a"":3,""b"":""+Inf""}"` + "\n" +
 		`"{""a"":4,""b"":0}","{""a"":5,""b"":1e-07}","{""a"":6,""b"":2.5}"` + "\n"},
-	{"arr_elem", "0,1,2\n-5,-4,-3\n-2,-1,0\n1,2,3\n4,5,6\n7,8,9\n10,11,12\n13,14,15\n16,17,18\n"},
+	{"arr_elem", "c0,c1,c2\n-5,-4,-3\n-2,-1,0\n1,2,3\n4,5,6\n7,8,9\n10,11,12\n13,14,15\n16,17,18\n"},
 	{"chunk_gz", ""},
 	{"wide_u1", ""},
 	{"m3_chunked", ""},
 	{"empty1", "empty1\n"},
-	{"empty2", "0,1,2\n"},
+	{"empty2", "c0,c1,c2\n"},
 	{"null", "null\n"},
 }
 

@@ -66,7 +66,7 @@ with h5py.File(h5, "r") as f:
             continue
         arr = ds[()]
         if arr.ndim >= 2:
-            cols = [str(i) for i in range(arr.shape[-1])]
+            cols = ["c%d" % i for i in range(arr.shape[-1])]
             want = {c: arr.reshape(-1, arr.shape[-1])[:, i] for i, c in enumerate(cols)}
             types = {c: arr.dtype for c in cols}
         elif arr.dtype.fields:

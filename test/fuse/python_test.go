@@ -153,7 +153,7 @@ func pythonChecks(mp string, exp *fusetest.Expected) []pyCheck {
 	return checks
 }
 
-// datasetCSVHeader is the header of dataset o's CSV file: the indices of
+// datasetCSVHeader is the header of dataset o's CSV file: c and the indices of
 // its last axis, or its name when it has one axis.
 func datasetCSVHeader(o fusetest.ExpectedObj) []any {
 	if len(o.Shape) < 2 {
@@ -161,7 +161,7 @@ func datasetCSVHeader(o fusetest.ExpectedObj) []any {
 	}
 	var h []any
 	for j := range o.Shape[len(o.Shape)-1] {
-		h = append(h, strconv.FormatInt(j, 10))
+		h = append(h, "c"+strconv.FormatInt(j, 10))
 	}
 	return h
 }

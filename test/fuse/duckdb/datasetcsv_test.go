@@ -10,9 +10,8 @@ import (
 )
 
 // TestDuckDBDatasetCSV runs DuckDB's read_csv over ordinary datasets'
-// CSV files of a kernel mount of arrowexport's dataset test file. The
-// header of a matrix (its column indices) is all numbers, which DuckDB's
-// sniffer takes for data: those queries say header=true.
+// CSV files of a kernel mount of arrowexport's dataset test file, with
+// DuckDB's own detection of the header and column types.
 func TestDuckDBDatasetCSV(t *testing.T) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -25,16 +24,16 @@ func TestDuckDBDatasetCSV(t *testing.T) {
 		wideSum += (i + 999) % 7
 	}
 	for _, c := range []struct {
-		file, args, col string
-		rows            int64
-		sum             float64
+		file, col string
+		rows      int64
+		sum       float64
 	}{
-		{"chunk_gz.csv", "", "chunk_gz", 140000, 3*139999*140000/2 - 7*140000},
-		{"cmp1.csv", "", "id", 5, 100},
-		{"m2_i4.csv", ", header=true", `"4"`, 4, 4 + 9 + 14 + 19},
-		{"wide_u1.csv", ", header=true", `"999"`, 2500, float64(wideSum)},
+		{"chunk_gz.csv", "chunk_gz", 140000, 3*139999*140000/2 - 7*140000},
+		{"cmp1.csv", "id", 5, 100},
+		{"m2_i4.csv", "c4", 4, 4 + 9 + 14 + 19},
+		{"wide_u1.csv", "c999", 2500, float64(wideSum)},
 	} {
-		q := fmt.Sprintf("SELECT count(*), sum(%s)::DOUBLE FROM read_csv('%s'%s)", c.col, filepath.Join(mp, c.file), c.args)
+		q := fmt.Sprintf("SELECT count(*), sum(%s)::DOUBLE FROM read_csv('%s')", c.col, filepath.Join(mp, c.file))
 		var rows int64
 		var sum float64
 		if err := db.QueryRow(q).Scan(&rows, &sum); err != nil {
