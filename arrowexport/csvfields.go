@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/h5fs/h5fs/h5core"
 )
 
 // fieldAppender appends the CSV field of row i (not null) to dst.
@@ -14,8 +15,8 @@ type fieldAppender func(dst []byte, i int) []byte
 // csvAppender returns the appender of array a's values: integers in
 // decimal, floats in the shortest form that round-trips ("nan", "inf",
 // "-inf" for the special values), booleans as true/false, categoricals as
-// their labels, strings as they are (quoted when needed), anything else as
-// arrow-go's ValueStr.
+// their labels, strings as they are (quoted when needed), compounds and
+// arrays as JSON (jsonAppender), anything else as arrow-go's ValueStr.
 func csvAppender(a arrow.Array) fieldAppender {
 	switch a := a.(type) {
 	case *array.Int8:
@@ -35,7 +36,8 @@ func csvAppender(a arrow.Array) fieldAppender {
 	case *array.Uint64:
 		return func(d []byte, i int) []byte { return strconv.AppendUint(d, a.Value(i), 10) }
 	case *array.Float16:
-		return func(d []byte, i int) []byte { return appendFloat(d, float64(a.Value(i).Float32()), 32) }
+		// h5core's conversion: arrow-go's Float32 gets subnormals wrong
+		return func(d []byte, i int) []byte { return appendFloat(d, h5core.Float16(a.Value(i).Uint16()), 32) }
 	case *array.Float32:
 		return func(d []byte, i int) []byte { return appendFloat(d, float64(a.Value(i)), 32) }
 	case *array.Float64:
@@ -46,6 +48,9 @@ func csvAppender(a arrow.Array) fieldAppender {
 		return func(d []byte, i int) []byte { return appendQuoted(d, a.Value(i)) }
 	case *array.LargeString:
 		return func(d []byte, i int) []byte { return appendQuoted(d, a.Value(i)) }
+	case *array.Struct, *array.FixedSizeList:
+		value := jsonAppender(a)
+		return func(d []byte, i int) []byte { return appendQuoted(d, string(value(nil, i))) }
 	case *array.Dictionary:
 		labels := csvAppender(a.Dictionary())
 		dict := a.Dictionary()
