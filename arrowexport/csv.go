@@ -8,7 +8,7 @@ import (
 )
 
 // csvLayoutVersion changes whenever the CSV renderer's bytes change.
-const csvLayoutVersion = "csv-v1"
+const csvLayoutVersion = "csv-v2"
 
 // csvBlockRows bounds the rows of one CSV block: the unit of the offset
 // table and of rendering. Blocks are whole units (chunk-aligned row

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/h5fs/h5fs/h5core"
 )
 
 // fieldAppender appends the CSV field of row i (not null) to dst.
@@ -14,8 +15,8 @@ type fieldAppender func(dst []byte, i int) []byte
 // csvAppender returns the appender of array a's values: integers in
 // decimal, floats in the shortest form that round-trips ("nan", "inf",
 // "-inf" for the special values), booleans as true/false, categoricals as
-// their labels, strings as they are (quoted when needed), anything else as
-// arrow-go's ValueStr.
+// their labels, strings as they are (quoted when needed), compounds and
+// arrays as JSON (jsonAppender), anything else as arrow-go's ValueStr.
 func csvAppender(a arrow.Array) fieldAppender {
 	switch a := a.(type) {
 	case *array.Int8:
@@ -35,7 +36,8 @@ func csvAppender(a arrow.Array) fieldAppender {
 	case *array.Uint64:
 		return func(d []byte, i int) []byte { return strconv.AppendUint(d, a.Value(i), 10) }
 	case *array.Float16:
-		return func(d []byte, i int) []byte { return appendFloat(d, float16Value(a.Value(i).Uint16()), 32) }
+		// h5core's conversion: arrow-go's Float32 gets subnormals wrong
+		return func(d []byte, i int) []byte { return appendFloat(d, h5core.Float16(a.Value(i).Uint16()), 32) }
 	case *array.Float32:
 		return func(d []byte, i int) []byte { return appendFloat(d, float64(a.Value(i)), 32) }
 	case *array.Float64:
@@ -46,6 +48,9 @@ func csvAppender(a arrow.Array) fieldAppender {
 		return func(d []byte, i int) []byte { return appendQuoted(d, a.Value(i)) }
 	case *array.LargeString:
 		return func(d []byte, i int) []byte { return appendQuoted(d, a.Value(i)) }
+	case *array.Struct, *array.FixedSizeList:
+		value := jsonAppender(a)
+		return func(d []byte, i int) []byte { return appendQuoted(d, string(value(nil, i))) }
 	case *array.Dictionary:
 		labels := csvAppender(a.Dictionary())
 		dict := a.Dictionary()
@@ -145,23 +150,4 @@ func stringBound(c ColumnSource) int {
 		return rs.ElemSize()
 	}
 	return unknownWidth
-}
-
-// float16Value is the value of the IEEE binary16 number with bits b
-// (arrow-go's Float32 gets subnormal numbers wrong).
-func float16Value(b uint16) float64 {
-	exp, frac := int(b>>10&0x1f), float64(b&0x3ff)
-	v := math.Ldexp(1024+frac, exp-25)
-	switch {
-	case exp == 0:
-		v = math.Ldexp(frac, -24)
-	case exp == 0x1f && frac != 0:
-		return math.NaN()
-	case exp == 0x1f:
-		v = math.Inf(1)
-	}
-	if b&0x8000 != 0 {
-		v = math.Copysign(v, -1)
-	}
-	return v
 }

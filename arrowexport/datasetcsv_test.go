@@ -2,7 +2,6 @@ package arrowexport
 
 import (
 	"errors"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,23 +218,5 @@ func TestCSVBlock(t *testing.T) {
 		if got := csvBlock(tc.unit, tc.perRow); got != tc.want {
 			t.Errorf("csvBlock(%d, %d) = %d, want %d", tc.unit, tc.perRow, got, tc.want)
 		}
-	}
-}
-
-func TestFloat16Value(t *testing.T) {
-	for _, tc := range []struct {
-		bits uint16
-		want float64
-	}{
-		{0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0400, math.Ldexp(1, -14)},
-		{0x0001, math.Ldexp(1, -24)}, {0x03ff, math.Ldexp(1023, -24)}, {0x8001, -math.Ldexp(1, -24)},
-		{0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)}, {0x0000, 0},
-	} {
-		if got := float16Value(tc.bits); got != tc.want {
-			t.Errorf("float16Value(%#04x) = %g, want %g", tc.bits, got, tc.want)
-		}
-	}
-	if !math.Signbit(float16Value(0x8000)) || !math.IsNaN(float16Value(0x7e00)) {
-		t.Errorf("-0 or NaN wrong")
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // parquetLayoutVersion changes whenever the Parquet renderer's bytes
 // change, so cached layouts of older renderers are not used.
-const parquetLayoutVersion = "parquet-v1"
+const parquetLayoutVersion = "parquet-v2"
 
 // parquetMagic starts and ends every Parquet file.
 const parquetMagic = "PAR1"
@@ -39,7 +39,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &parquetRenderer{t: t, schema: t.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	r := &parquetRenderer{t: t, schema: parquetSchema(t.schema()), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
 	if _, err := pqarrow.ToParquet(r.schema, r.props(), r.arrowProps()); err != nil {
 		return nil, fmt.Errorf("arrowexport: parquet schema: %w: %w", ErrUnsupported, err)
 	}
@@ -115,7 +115,13 @@ func (r *parquetRenderer) write(w *captureSink, from, to int, read func(int) ([]
 		}
 		if err = fw.NewRowGroupChecked(); err == nil {
 			for _, a := range arrs {
-				if err = fw.WriteColumnData(a); err != nil {
+				var pa arrow.Array
+				if pa, err = parquetArray(a); err != nil {
+					break
+				}
+				err = fw.WriteColumnData(pa)
+				pa.Release()
+				if err != nil {
 					break
 				}
 			}

@@ -19,7 +19,7 @@ func oneShotParquet(t *testing.T, tbl *Table) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &parquetRenderer{t: tbl, schema: tbl.schema(), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	r := &parquetRenderer{t: tbl, schema: parquetSchema(tbl.schema()), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
 	s := &captureSink{capture: true}
 	if _, err := r.write(s, 0, r.nunits, r.read); err != nil {
 		t.Fatal(err)

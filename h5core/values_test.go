@@ -647,3 +647,22 @@ func BenchmarkToPackedLE(b *testing.B) {
 		})
 	}
 }
+
+// TestFloat16 checks binary16 decoding, subnormals included.
+func TestFloat16(t *testing.T) {
+	for _, tc := range []struct {
+		bits uint16
+		want float64
+	}{
+		{0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0400, math.Ldexp(1, -14)},
+		{0x0001, math.Ldexp(1, -24)}, {0x03ff, math.Ldexp(1023, -24)}, {0x8001, -math.Ldexp(1, -24)},
+		{0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)}, {0x0000, 0},
+	} {
+		if got := Float16(tc.bits); got != tc.want {
+			t.Errorf("Float16(%#04x) = %g, want %g", tc.bits, got, tc.want)
+		}
+	}
+	if !math.Signbit(Float16(0x8000)) || !math.IsNaN(Float16(0x7e00)) {
+		t.Errorf("-0 or NaN wrong")
+	}
+}

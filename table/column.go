@@ -50,6 +50,8 @@ type Column struct {
 	// ValidMin and ValidMax are the §8.5 value range attributes as text
 	// ("" when absent).
 	ValidMin, ValidMax string
+	// vmin and vmax are the decoded bounds (nil when absent).
+	vmin, vmax any
 
 	// Categories backs a categorical column (§8.7), nil otherwise.
 	Categories *Categories

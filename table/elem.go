@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-	"strconv"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -143,19 +142,6 @@ func swapInPlace(b []byte, size int) {
 			}
 		}
 	}
-}
-
-// parseFloatText reads a bound written by h5core.FormatValue; an empty or
-// unreadable bound is NaN, which no comparison fails: no bound.
-func parseFloatText(s string) float64 {
-	if s == "" {
-		return math.NaN()
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
 }
 
 // appendPackedLE appends one stored element of t as packed little-endian

@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -184,6 +185,7 @@ func (t *Table) validRange(fs *findings, c *Column, as attrSet) (vmin, vmax any)
 		return v
 	}
 	vmin, vmax = get("valid_min"), get("valid_max")
+	c.vmin, c.vmax = vmin, vmax
 	if vmin != nil {
 		c.ValidMin = h5core.FormatValue(vmin)
 	}
@@ -197,15 +199,55 @@ func (t *Table) validRange(fs *findings, c *Column, as attrSet) (vmin, vmax any)
 	if err != nil {
 		return vmin, vmax
 	}
-	lo, hi := toFloat(vmin), toFloat(vmax)
-	x := toFloat(fv)
-	if math.IsNaN(x) {
-		return vmin, vmax
-	}
-	if (vmin == nil || x >= lo) && (vmax == nil || x <= hi) {
+	if in, _ := c.inRange(fv); in {
 		fs.errorf(c.Path, "§8.5", "fill value %s lies inside [valid_min, valid_max] = [%s, %s]", c.FillText, c.ValidMin, c.ValidMax)
 	}
 	return vmin, vmax
+}
+
+// inRange compares the number v with [valid_min, valid_max]: in when
+// every bound present compares and holds, out when one compares and does
+// not (a NaN compares with nothing). Integers compare exactly, not as
+// float64: int64 and uint64 bounds next to a fill can differ by less than
+// float64 tells apart.
+func (c *Column) inRange(v any) (in, out bool) {
+	in = true
+	for i, b := range []any{c.vmin, c.vmax} {
+		if b == nil {
+			continue
+		}
+		d, ok := numCompare(v, b)
+		switch {
+		case !ok:
+			in = false
+		case (i == 0 && d < 0) || (i == 1 && d > 0):
+			in, out = false, true
+		}
+	}
+	return in, out
+}
+
+// numCompare orders two numbers: both integers exactly, else as float64.
+// ok is false when either is no number, or a NaN.
+func numCompare(a, b any) (int, bool) {
+	ai, au, aneg, aok := integer(a)
+	bi, bu, bneg, bok := integer(b)
+	if aok && bok {
+		switch {
+		case aneg && bneg:
+			return cmp.Compare(ai, bi), true
+		case aneg:
+			return -1, true
+		case bneg:
+			return 1, true
+		}
+		return cmp.Compare(au, bu), true
+	}
+	x, y := toFloat(a), toFloat(b)
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return 0, false
+	}
+	return cmp.Compare(x, y), true
 }
 
 // toFloat converts a numeric value to float64 (NaN for anything else).

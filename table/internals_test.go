@@ -249,3 +249,81 @@ func TestCanonical(t *testing.T) {
 		t.Errorf("canonical(string) = %q", got)
 	}
 }
+
+// Integers of a partial precision or with a bit offset hash as their
+// value's two's complement at the storage width (§10.7), not as their
+// stored bits.
+func TestCanonicalPartialPrecision(t *testing.T) {
+	s12 := &h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Signed: true, Precision: 12, ByteOrder: h5core.LittleEndian}
+	u6 := &h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Precision: 6, BitOffset: 2, ByteOrder: h5core.BigEndian}
+	for _, c := range []struct {
+		t          *h5core.Datatype
+		k          keyKind
+		stored, le string
+	}{
+		{s12, kInt, "fb0f", "fbff"}, // -5 in 12 bits
+		{s12, kInt, "0508", "05f8"}, // -2043
+		{s12, kInt, "ff07", "ff07"}, // 2047
+		{u6, kUint, "0014", "0500"}, // 5 << 2, big-endian
+	} {
+		e, _ := hex.DecodeString(c.stored)
+		if got := hex.EncodeToString(canonical(c.k, c.t, e, elemKey(c.k, c.t, e))); got != c.le {
+			t.Errorf("canonical(%s, %s) = %s, want %s", c.t, c.stored, got, c.le)
+		}
+	}
+}
+
+// valid_min/valid_max compare with 64-bit integers exactly: a fill of
+// INT64_MIN lies outside [INT64_MIN+1, INT64_MAX] (as float64 the two
+// bounds are equal).
+func TestInRange(t *testing.T) {
+	for _, c := range []struct {
+		vmin, vmax, v any
+		in, out       bool
+	}{
+		{int64(math.MinInt64 + 1), int64(math.MaxInt64), int64(math.MinInt64), false, true},
+		{int64(math.MinInt64 + 1), int64(math.MaxInt64), int64(math.MinInt64 + 1), true, false},
+		{uint64(0), uint64(math.MaxUint64 - 1), uint64(math.MaxUint64), false, true},
+		{uint64(0), uint64(math.MaxUint64 - 1), int64(-1), false, true},
+		{int64(-5), nil, uint64(math.MaxUint64), true, false},
+		{-1.5, 2.5, int64(2), true, false},
+		{-1.5, 2.5, 2.75, false, true},
+		{-1.5, 2.5, math.NaN(), false, false},
+		{nil, math.NaN(), 1.0, false, false},
+	} {
+		col := &Column{vmin: c.vmin, vmax: c.vmax}
+		if in, out := col.inRange(c.v); in != c.in || out != c.out {
+			t.Errorf("[%v, %v] ∋ %v: in, out = %v, %v; want %v, %v", c.vmin, c.vmax, c.v, in, out, c.in, c.out)
+		}
+	}
+}
+
+// BITMAP values of compounds (no order) compare by their fields' values:
+// distinct values differ, padding does not count.
+func TestValueEqualityCompound(t *testing.T) {
+	comp := &h5core.Datatype{Class: h5core.ClassCompound, Size: 8, Fields: []h5core.Field{
+		{Name: "a", Offset: 0, Type: fixedType(2, false, h5core.LittleEndian)},
+		{Name: "b", Offset: 4, Type: fixedType(4, true, h5core.BigEndian)}}}
+	raw := func(hexs ...string) []byte {
+		var b []byte
+		for _, h := range hexs {
+			x, _ := hex.DecodeString(h)
+			b = append(b, x...)
+		}
+		return b
+	}
+	rk := &rowKeys{kind: kNone, t: comp, keys: make([]key, 3), raw: raw("0100aaaa00000002", "0100bbbb00000002", "0200000000000002")}
+	vk := &rowKeys{kind: kNone, t: comp, keys: make([]key, 2), raw: raw("0100000000000002", "0200000000000002")}
+	equal, ok := valueEquality(rk, vk)
+	if !ok {
+		t.Fatal("compound values do not compare")
+	}
+	for _, c := range []struct {
+		r, k int
+		want bool
+	}{{0, 0, true}, {1, 0, true}, {2, 0, false}, {0, 1, false}, {2, 1, true}} {
+		if got := equal(c.r, c.k); got != c.want {
+			t.Errorf("row %d = value %d: %v, want %v", c.r, c.k, got, c.want)
+		}
+	}
+}

@@ -134,6 +134,19 @@ func (rk *rowKeys) canon(i int) []byte {
 	return canonical(rk.kind, rk.t, rk.raw[i*size:(i+1)*size], rk.keys[i])
 }
 
+// packed returns each row's element as packed little-endian bytes: the
+// form in which values of types without an order compare for equality.
+func (rk *rowKeys) packed() []string {
+	size := rk.t.Size
+	out := make([]string, len(rk.keys))
+	var buf []byte
+	for i := range out {
+		buf = appendPackedLE(buf[:0], rk.t, rk.raw[i*size:(i+1)*size])
+		out[i] = string(buf)
+	}
+	return out
+}
+
 // readKeys reads rows [start, start+n) of c as keys.
 func (c *Column) readKeys(start, n int64) (*rowKeys, error) {
 	k := keyKindOf(c.Type)
@@ -177,7 +190,18 @@ func canonical(k keyKind, t *h5core.Datatype, e []byte, v key) []byte {
 	}
 	switch k {
 	case kInt, kUint:
-		return leBytes(t, e[:t.Size])
+		if t.BitOffset == 0 && t.Precision == 8*t.Size {
+			return leBytes(t, e[:t.Size])
+		}
+		// the value's two's complement at the storage width: not the
+		// stored bits of a type with a partial precision or a bit offset
+		out := make([]byte, t.Size)
+		if k == kInt {
+			putLE(out, uint64(v.i))
+		} else {
+			putLE(out, v.u)
+		}
+		return out
 	case kFloat:
 		if v.f == 0 {
 			return make([]byte, t.Size)
@@ -185,15 +209,4 @@ func canonical(k keyKind, t *h5core.Datatype, e []byte, v key) []byte {
 		return leBytes(t, e[:t.Size])
 	}
 	return []byte(v.s)
-}
-
-// keyFloat returns a numeric key as float64.
-func keyFloat(k keyKind, v key) float64 {
-	switch k {
-	case kInt:
-		return float64(v.i)
-	case kUint:
-		return float64(v.u)
-	}
-	return v.f
 }

@@ -60,7 +60,6 @@ func (c *Column) checkValues(fs *findings) error {
 	bad := 0
 	first := int64(-1)
 	k := c.Categories
-	lo, hi := parseFloatText(c.ValidMin), parseFloatText(c.ValidMax)
 	err := c.batches(func(start int64, rk *rowKeys) {
 		for i, v := range rk.keys {
 			if rk.missing[i] || rk.nan[i] {
@@ -69,9 +68,8 @@ func (c *Column) checkValues(fs *findings) error {
 			var out bool
 			if k != nil {
 				out = (rk.kind == kInt && (v.i < 0 || v.i >= k.Len)) || (rk.kind == kUint && v.u >= uint64(k.Len))
-			} else {
-				x := keyFloat(rk.kind, v)
-				out = x < lo || x > hi
+			} else if rk.kind == kInt || rk.kind == kUint || rk.kind == kFloat {
+				_, out = c.inRange(keyValue(rk.kind, c.Type, v))
 			}
 			if out {
 				if bad++; first < 0 {
@@ -304,15 +302,36 @@ func (si *SearchIndex) checkBitmap(fs *findings, rk *rowKeys) {
 		fs.errorf(si.ValuesPath, "HDF5", "values not readable: %v", err)
 		return
 	}
+	equal, ok := valueEquality(rk, vk)
+	if !ok {
+		fs.warnf(si.Path, "§10.6", "not verified: %s values have no comparable form", c.HDF5Type)
+		return
+	}
 	for k := 0; k < nv; k++ {
 		for r := range rk.keys {
-			want := !rk.missing[r] && compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0
+			want := !rk.missing[r] && equal(r, k)
 			if got := bitsets[k][r>>3]&(1<<(r&7)) != 0; got != want {
 				fs.errorf(si.Path, "§10.6", "value %d, row %d: bit is %v, the column gives %v", k, r, got, want)
 				return
 			}
 		}
 	}
+}
+
+// valueEquality returns whether row r of rk holds value k of vk (a
+// BITMAP's values dataset): equal keys for types with an order; for
+// compounds and arrays, which have none, equal values of every field or
+// element, bit for bit (padding aside). ok is false for types whose
+// elements do not compare (variable-length parts).
+func valueEquality(rk, vk *rowKeys) (equal func(r, k int) bool, ok bool) {
+	if rk.kind != kNone {
+		return func(r, k int) bool { return compareKeys(rk.kind, rk.keys[r], vk.keys[k]) == 0 }, true
+	}
+	if !rk.t.IsFixedSize() || !vk.t.IsFixedSize() {
+		return nil, false
+	}
+	rows, vals := rk.packed(), vk.packed()
+	return func(r, k int) bool { return rows[r] == vals[k] }, true
 }
 
 // checkBloom recomputes each data chunk's filter (§10.7): a missing bit

@@ -1,0 +1,107 @@
+package arrowexport
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// jsonAppender returns the appender of array a's values as JSON text, the
+// CSV form of compound (struct) and array (list) cells: objects with
+// their fields in declaration order, lists, numbers in the shortest form
+// that round-trips at their width, "NaN", "+Inf" and "-Inf" for the
+// special floats, dictionaries as their labels, binary values in base64
+// and nulls as null.
+func jsonAppender(a arrow.Array) fieldAppender {
+	value := jsonValueAppender(a)
+	return func(d []byte, i int) []byte {
+		if a.IsNull(i) {
+			return append(d, "null"...)
+		}
+		return value(d, i)
+	}
+}
+
+// jsonValueAppender is jsonAppender for rows that are not null.
+func jsonValueAppender(a arrow.Array) fieldAppender {
+	switch a := a.(type) {
+	case *array.Float16:
+		return func(d []byte, i int) []byte { return appendJSONFloat(d, h5core.Float16(a.Value(i).Uint16()), 32) }
+	case *array.Float32:
+		return func(d []byte, i int) []byte { return appendJSONFloat(d, float64(a.Value(i)), 32) }
+	case *array.Float64:
+		return func(d []byte, i int) []byte { return appendJSONFloat(d, a.Value(i), 64) }
+	case *array.String:
+		return func(d []byte, i int) []byte { return appendJSONString(d, a.Value(i)) }
+	case *array.LargeString:
+		return func(d []byte, i int) []byte { return appendJSONString(d, a.Value(i)) }
+	case *array.FixedSizeBinary:
+		return func(d []byte, i int) []byte {
+			return appendJSONString(d, base64.StdEncoding.EncodeToString(a.Value(i)))
+		}
+	case *array.Dictionary:
+		labels := jsonAppender(a.Dictionary())
+		return func(d []byte, i int) []byte { return labels(d, a.GetValueIndex(i)) }
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		fields := make([]fieldAppender, a.NumField())
+		for k := range fields {
+			fields[k] = jsonAppender(a.Field(k))
+		}
+		return func(d []byte, i int) []byte {
+			d = append(d, '{')
+			for k, f := range fields {
+				if k > 0 {
+					d = append(d, ',')
+				}
+				d = appendJSONString(d, st.Field(k).Name)
+				d = f(append(d, ':'), i)
+			}
+			return append(d, '}')
+		}
+	case *array.FixedSizeList:
+		n := int(a.DataType().(*arrow.FixedSizeListType).Len())
+		elems := jsonAppender(a.ListValues())
+		return func(d []byte, i int) []byte {
+			d = append(d, '[')
+			for k := range n {
+				if k > 0 {
+					d = append(d, ',')
+				}
+				d = elems(d, (a.Offset()+i)*n+k)
+			}
+			return append(d, ']')
+		}
+	case *array.Boolean:
+		return func(d []byte, i int) []byte { return strconv.AppendBool(d, a.Value(i)) }
+	}
+	if arrow.IsInteger(a.DataType().ID()) {
+		return csvAppender(a) // the same digits as a CSV field
+	}
+	return func(d []byte, i int) []byte { return appendJSONString(d, a.ValueStr(i)) }
+}
+
+// appendJSONFloat appends a float as a JSON number, or as the string
+// "NaN", "+Inf" or "-Inf".
+func appendJSONFloat(d []byte, v float64, bits int) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(d, `"NaN"`...)
+	case math.IsInf(v, 1):
+		return append(d, `"+Inf"`...)
+	case math.IsInf(v, -1):
+		return append(d, `"-Inf"`...)
+	}
+	return strconv.AppendFloat(d, v, 'g', -1, bits)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(d []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string always marshals
+	return append(d, b...)
+}
