@@ -33,10 +33,11 @@ type CSVView struct {
 	header []byte
 	est    int64
 
-	fin    sync.Mutex // serializes Finalize
-	mu     sync.Mutex // guards starts
-	starts []int64    // byte offset of each block, then the file size; nil until final
-	blocks unitCache
+	fin     sync.Mutex // serializes Finalize
+	mu      sync.Mutex // guards starts
+	starts  []int64    // byte offset of each block, then the file size; nil until final
+	blocks  unitCache
+	scratch sync.Pool // *[][]byte: a read buffer per column, reused block after block
 }
 
 // csvLayout is the cached result of the data pass.
@@ -173,11 +174,20 @@ func (v *CSVView) ReadAt(p []byte, off int64) (int, error) {
 // renderBlock appends the lines of block i to dst.
 func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
 	start, n := unitRange(i, v.block, v.rows)
-	arrs, err := v.t.readColumns(start, n)
+	bufs, _ := v.scratch.Get().(*[][]byte)
+	if bufs == nil {
+		b := make([][]byte, len(v.t.Columns))
+		bufs = &b
+	}
+	defer v.scratch.Put(bufs)
+	arrs, err := v.t.readColumnsInto(start, n, *bufs)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(arrs)
+	if len(arrs) == 1 {
+		return appendLines(dst, arrs[0]), nil
+	}
 	fields := make([]fieldAppender, len(arrs))
 	for j, a := range arrs {
 		fields[j] = csvAppender(a)
@@ -188,9 +198,6 @@ func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			if a.IsNull(r) {
-				if len(arrs) == 1 {
-					dst = append(dst, `""`...)
-				}
 				continue
 			}
 			dst = fields[j](dst, r)
@@ -216,15 +223,32 @@ func readText(p []byte, off int64, header []byte, starts []int64, blocks *unitCa
 	}
 	if len(p) > 0 {
 		checked := func(i int) ([]byte, error) {
-			b, err := render(i, nil)
+			b, err := render(i, blocks.buffer(int(starts[i+1]-starts[i])))
 			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
 				err = fmt.Errorf("arrowexport: %s block %d rendered as %d bytes, layout has %d", what, i, len(b), starts[i+1]-starts[i])
 			}
 			return b, err
 		}
+		blocks.textMode(textAhead(starts))
 		if err := blocks.readUnits(p, off, starts, checked); err != nil {
 			return 0, err
 		}
 	}
 	return n, eof
+}
+
+// textCacheBytes bounds the rendered blocks a text view keeps: those
+// rendered ahead of a sequential read, and those the kernel's concurrent
+// reads are still copying.
+const textCacheBytes = 16 << 20
+
+// textAhead returns how many blocks a sequential read of a text file with
+// block offsets starts renders ahead, one per core, and how many rendered
+// blocks it keeps: as many as textCacheBytes holds, but at least the ones
+// ahead and two more.
+func textAhead(starts []int64) (ahead, keep int) {
+	nb := int64(len(starts) - 1)
+	avg := (starts[nb]-starts[0])/nb + 1
+	keep = int(min(textCacheBytes/avg, 64))
+	return min(runtime.GOMAXPROCS(0), max(keep-2, 1)), keep
 }
