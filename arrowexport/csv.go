@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // csvLayoutVersion changes whenever the CSV renderer's bytes change.
@@ -98,8 +100,8 @@ func (v *CSVView) Exact() bool {
 	return v.starts != nil
 }
 
-// Finalize renders every block once to measure it, unless the cache holds
-// the offsets.
+// Finalize measures every block once, unless the cache holds the
+// offsets.
 func (v *CSVView) Finalize() error {
 	v.fin.Lock()
 	defer v.fin.Unlock()
@@ -117,7 +119,7 @@ func (v *CSVView) Finalize() error {
 	return nil
 }
 
-// measure renders every block once, on GOMAXPROCS goroutines, and
+// measure measures every block once, on GOMAXPROCS goroutines, and
 // returns the byte offset of each block and the file size.
 func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
@@ -132,19 +134,25 @@ func (v *CSVView) measure() ([]int64, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			var scratch []byte
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= nb {
 					return
 				}
-				var err error
-				if buf, err = v.renderBlock(i, buf[:0]); err != nil {
+				err := v.withBlock(i, func(arrs []arrow.Array) {
+					if len(arrs) == 1 {
+						lens[i], scratch = linesLen(arrs[0], scratch)
+						return
+					}
+					scratch = appendRows(scratch[:0], arrs)
+					lens[i] = int64(len(scratch))
+				})
+				if err != nil {
 					once.Do(func() { first = err })
 					next.Store(int64(nb))
 					return
 				}
-				lens[i] = int64(len(buf))
 			}
 		}()
 	}
@@ -173,6 +181,13 @@ func (v *CSVView) ReadAt(p []byte, off int64) (int, error) {
 
 // renderBlock appends the lines of block i to dst.
 func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
+	err := v.withBlock(i, func(arrs []arrow.Array) { dst = appendRows(dst, arrs) })
+	return dst, err
+}
+
+// withBlock calls f with the columns of block i, read into buffers that
+// are reused once f returns.
+func (v *CSVView) withBlock(i int, f func(arrs []arrow.Array)) error {
 	start, n := unitRange(i, v.block, v.rows)
 	bufs, _ := v.scratch.Get().(*[][]byte)
 	if bufs == nil {
@@ -182,17 +197,24 @@ func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
 	defer v.scratch.Put(bufs)
 	arrs, err := v.t.readColumnsInto(start, n, *bufs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer releaseAll(arrs)
+	f(arrs)
+	return nil
+}
+
+// appendRows appends the CSV lines of the rows of arrs, one array per
+// column.
+func appendRows(dst []byte, arrs []arrow.Array) []byte {
 	if len(arrs) == 1 {
-		return appendLines(dst, arrs[0]), nil
+		return appendLines(dst, arrs[0])
 	}
 	fields := make([]fieldAppender, len(arrs))
 	for j, a := range arrs {
 		fields[j] = csvAppender(a)
 	}
-	for r := 0; r < int(n); r++ {
+	for r := range arrs[0].Len() {
 		for j, a := range arrs {
 			if j > 0 {
 				dst = append(dst, ',')
@@ -204,7 +226,7 @@ func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, '\n')
 	}
-	return dst, nil
+	return dst
 }
 
 // readText reads the text file made of header and blocks at off: starts

@@ -65,8 +65,8 @@ func csvAppender(a arrow.Array) fieldAppender {
 // -1, bits) writes it, but with "nan", "inf" and "-inf" for the special
 // values.
 func appendFloat(dst []byte, v float64, bits int) []byte {
-	if d, ok := appendShortDecimal(dst, v, bits); ok {
-		return d
+	if m, nd, e, ok := shortDecimal(v, bits); ok {
+		return appendDecimal(dst, math.Signbit(v), m, nd, e)
 	}
 	switch {
 	case math.IsNaN(v):
@@ -77,6 +77,16 @@ func appendFloat(dst []byte, v float64, bits int) []byte {
 		return append(dst, "-inf"...)
 	}
 	return strconv.AppendFloat(dst, v, 'g', -1, bits)
+}
+
+// floatLen is len(appendFloat(nil, v, bits)), computed without writing
+// the digits when v takes the fast path.
+func floatLen(v float64, bits int) int {
+	if _, nd, e, ok := shortDecimal(v, bits); ok {
+		return decimalLen(math.Signbit(v), nd, e)
+	}
+	var buf [32]byte
+	return len(appendFloat(buf[:0], v, bits))
 }
 
 // appendLines appends the lines of a one-column CSV of a's values, with
@@ -110,6 +120,29 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	return dst
 }
 
+// linesLen returns the length of appendLines(nil, a): for floats without
+// missing values without rendering them, else by rendering into scratch,
+// which it returns (grown as needed) for the next call.
+func linesLen(a arrow.Array, scratch []byte) (int64, []byte) {
+	n := int64(a.Len()) // the line ends
+	if a.NullN() == 0 {
+		switch a := a.(type) {
+		case *array.Float64:
+			for _, x := range a.Float64Values() {
+				n += int64(floatLen(x, 64))
+			}
+			return n, scratch
+		case *array.Float32:
+			for _, x := range a.Float32Values() {
+				n += int64(floatLen(float64(x), 32))
+			}
+			return n, scratch
+		}
+	}
+	scratch = appendLines(scratch[:0], a)
+	return int64(len(scratch)), scratch
+}
+
 // pow10s[i] is the float64 nearest 10^(i-pow10Bias); exact for i >=
 // pow10Bias.
 var pow10s = [...]float64{
@@ -132,11 +165,12 @@ const digitPairs = "00010203040506070809" +
 	"80818283848586878889" +
 	"90919293949596979899"
 
-// appendShortDecimal is appendFloat's fast path, for zeros and for values
-// that are the float nearest a decimal of at most 15 significant digits
-// between 1e-8 and 1e15 (for float32: 6 digits, between 1e-5 and 1e6),
-// which is what most stored measurements are. ok is false for any other
-// value, and dst is then unchanged.
+// shortDecimal is appendFloat's fast path: it returns the shortest decimal
+// digits m (nd of them, no trailing zeros) and exponent e (of the first
+// digit) that read back as v, for zeros and for values that are the float
+// nearest a decimal of at most 15 significant digits between 1e-8 and 1e15
+// (for float32: 6 digits, between 1e-5 and 1e6), which is what most stored
+// measurements are. ok is false for any other value.
 //
 // Two different decimals of at most 15 significant digits are never the
 // same float64 (DBL_DIG; FLT_DIG = 6 for float32), so when the 15-digit
@@ -147,12 +181,9 @@ const digitPairs = "00010203040506070809" +
 // strconv.ParseFloat returns. For float32, m < 2^24 and 10^k <= 10^10 are
 // exact float32s too, and rounding the quotient to float64 and then to
 // float32 still rounds it correctly (53 >= 2*24+2).
-func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
+func shortDecimal(v float64, bits int) (m uint64, nd, e int, ok bool) {
 	if v == 0 {
-		if math.Signbit(v) {
-			return append(dst, "-0"...), true
-		}
-		return append(dst, '0'), true
+		return 0, 1, 0, true
 	}
 	a := math.Abs(v)
 	digits, lo, hi, mlo, mhi := 15, 1e-8, 1e15, uint64(1e14), uint64(1e15)
@@ -160,24 +191,24 @@ func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
 		digits, lo, hi, mlo, mhi = 6, 1e-5, 1e6, 1e5, 1e6
 	}
 	if !(a >= lo && a < hi) { // NaN and ±Inf too
-		return dst, false
+		return 0, 0, 0, false
 	}
 	// e = floor(log10(a)): estimated from the binary exponent (at most one
 	// low), then corrected. A wrong e only makes m miss its range below.
-	e := ((int(math.Float64bits(a)>>52) - 1023) * 78913) >> 18
+	e = ((int(math.Float64bits(a)>>52) - 1023) * 78913) >> 18
 	if a >= pow10s[e+1+pow10Bias] {
 		e++
 	}
 	p := pow10s[digits-1-e+pow10Bias]
-	m := uint64(int64(a*p + 0.5))
+	m = uint64(int64(a*p + 0.5))
 	if m < mlo || m >= mhi {
-		return dst, false
+		return 0, 0, 0, false
 	}
 	if q := float64(m) / p; bits == 32 && float32(q) != float32(a) || bits != 32 && q != a {
-		return dst, false
+		return 0, 0, 0, false
 	}
 	// drop trailing zeros (at most digits-1 of them)
-	nd := digits
+	nd = digits
 	if m%1e8 == 0 {
 		m /= 1e8
 		nd -= 8
@@ -194,6 +225,13 @@ func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
 		m /= 10
 		nd--
 	}
+	return m, nd, e, true
+}
+
+// appendDecimal appends the decimal of digits m (nd of them, at most 15)
+// and exponent e (-8 <= e < 15) as strconv's shortest 'g' format does:
+// d.ddde±XX when e < -4 or e >= 6, else plain.
+func appendDecimal(dst []byte, neg bool, m uint64, nd, e int) []byte {
 	var buf [16]byte
 	d := buf[:nd]
 	i := nd
@@ -209,10 +247,10 @@ func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
 		d[i-1] = byte('0' + m)
 	}
 
-	if v < 0 {
+	if neg {
 		dst = append(dst, '-')
 	}
-	if e < -4 || e >= 6 { // strconv's %e range for the shortest form
+	if e < -4 || e >= 6 {
 		dst = append(dst, d[0])
 		if nd > 1 {
 			dst = append(dst, '.')
@@ -222,7 +260,7 @@ func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
 		if e < 0 {
 			sign, e = '-', -e
 		}
-		return append(dst, 'e', sign, byte('0'+e/10), byte('0'+e%10)), true
+		return append(dst, 'e', sign, byte('0'+e/10), byte('0'+e%10))
 	}
 	switch dp := e + 1; {
 	case dp <= 0: // 0.000ddd
@@ -236,7 +274,28 @@ func appendShortDecimal(dst []byte, v float64, bits int) ([]byte, bool) {
 		dst = append(dst, '.')
 		dst = append(dst, d[dp:]...)
 	}
-	return dst, true
+	return dst
+}
+
+// decimalLen is the length appendDecimal gives.
+func decimalLen(neg bool, nd, e int) int {
+	n := nd
+	if neg {
+		n++
+	}
+	if e < -4 || e >= 6 {
+		if nd > 1 {
+			n++ // the point
+		}
+		return n + 4 // e±XX
+	}
+	switch dp := e + 1; {
+	case dp <= 0:
+		return n + 2 - dp
+	case dp >= nd:
+		return n - nd + dp
+	}
+	return n + 1
 }
 
 // appendQuoted appends s as an RFC 4180 field: quoted when it holds a

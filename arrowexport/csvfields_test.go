@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// checkFloat fails unless appendFloat writes v as strconv does.
+// checkFloat fails unless appendFloat writes v as strconv does and
+// floatLen gives its length.
 func checkFloat(t *testing.T, v float64, bits int) {
 	t.Helper()
 	want := strconv.FormatFloat(v, 'g', -1, bits)
@@ -21,6 +22,9 @@ func checkFloat(t *testing.T, v float64, bits int) {
 	}
 	if got := string(appendFloat([]byte("x"), v, bits)); got != "x"+want {
 		t.Fatalf("appendFloat(%v (%#x), %d) = %q, want %q", v, math.Float64bits(v), bits, got[1:], want)
+	}
+	if n := floatLen(v, bits); n != len(want) {
+		t.Fatalf("floatLen(%v (%#x), %d) = %d, want %d (%q)", v, math.Float64bits(v), bits, n, len(want), want)
 	}
 }
 
