@@ -119,10 +119,32 @@ func (v *CSVView) Finalize() error {
 	return nil
 }
 
-// measure measures every block once, on GOMAXPROCS goroutines, and
-// returns the byte offset of each block and the file size.
+// measure measures every block once and returns the byte offset of each
+// block and the file size.
 func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
+	// rendered blocks are at most the estimate's share
+	perBlock := (v.est-int64(len(v.header)))/int64(max(nb, 1)) + 1
+	return measureBlocks(int64(len(v.header)), nb, perBlock, func(i int, scratch []byte) (n int64, _ []byte, err error) {
+		err = v.withBlock(i, func(arrs []arrow.Array) {
+			if len(arrs) == 1 {
+				n, scratch = linesLen(arrs[0], scratch)
+				return
+			}
+			scratch = appendRows(scratch[:0], arrs)
+			n = int64(len(scratch))
+		})
+		return n, scratch, err
+	})
+}
+
+// measureBlocks returns the offsets of the nb blocks of a text file after
+// a header of h bytes, and then its size. It measures every block with
+// size, on GOMAXPROCS goroutines: size returns the length of block i, and
+// scratch, a buffer it may render into, grown as needed for the next call.
+// scratch starts with a capacity of perBlock bytes (capped); pages of it
+// that are never written are never touched.
+func measureBlocks(h int64, nb int, perBlock int64, size func(i int, scratch []byte) (int64, []byte, error)) ([]int64, error) {
 	lens := make([]int64, nb)
 	var (
 		next  atomic.Int64
@@ -134,21 +156,14 @@ func (v *CSVView) measure() ([]int64, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var scratch []byte
+			scratch := make([]byte, 0, min(perBlock, maxUnitBytes))
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= nb {
 					return
 				}
-				err := v.withBlock(i, func(arrs []arrow.Array) {
-					if len(arrs) == 1 {
-						lens[i], scratch = linesLen(arrs[0], scratch)
-						return
-					}
-					scratch = appendRows(scratch[:0], arrs)
-					lens[i] = int64(len(scratch))
-				})
-				if err != nil {
+				var err error
+				if lens[i], scratch, err = size(i, scratch); err != nil {
 					once.Do(func() { first = err })
 					next.Store(int64(nb))
 					return
@@ -161,7 +176,7 @@ func (v *CSVView) measure() ([]int64, error) {
 		return nil, first
 	}
 	starts := make([]int64, nb+1)
-	starts[0] = int64(len(v.header))
+	starts[0] = h
 	for i, n := range lens {
 		starts[i+1] = starts[i] + n
 	}
@@ -211,15 +226,16 @@ func appendRows(dst []byte, arrs []arrow.Array) []byte {
 		return appendLines(dst, arrs[0])
 	}
 	fields := make([]fieldAppender, len(arrs))
+	nulls := make([]bool, len(arrs))
 	for j, a := range arrs {
-		fields[j] = csvAppender(a)
+		fields[j], nulls[j] = csvAppender(a), a.NullN() > 0
 	}
 	for r := range arrs[0].Len() {
 		for j, a := range arrs {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			if a.IsNull(r) {
+			if nulls[j] && a.IsNull(r) {
 				continue
 			}
 			dst = fields[j](dst, r)

@@ -102,7 +102,8 @@ func (c *unitCache) recycle(e *unitEntry) {
 }
 
 // buffer returns an empty buffer of capacity n or more to render a unit
-// into: a recycled one when there is one large enough.
+// into: a recycled one when there is one large enough, else a new one with
+// room for units a little larger.
 func (c *unitCache) buffer(n int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -115,7 +116,7 @@ func (c *unitCache) buffer(n int) []byte {
 	if len(c.spare) > 0 { // too small for units of this size: let it go
 		c.spare = c.spare[1:]
 	}
-	return make([]byte, 0, n)
+	return make([]byte, 0, n+n/8)
 }
 
 // readUnits copies the bytes at off of a file made of units laid end to
