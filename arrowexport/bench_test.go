@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,12 +13,28 @@ import (
 )
 
 // benchColumn is a float64 column of n rows in 1M-row chunks (the shape
-// of clients-on-fuse.md's CSV measurement).
+// of clients-on-fuse.md's CSV measurement) of full-precision values.
 func benchColumn(n int) rawMemColumn {
+	return benchColumnOf(n, func(i int) float64 { return math.Sin(float64(i)) })
+}
+
+// roundedColumn is benchColumn with the values of bench/fuse_bench.sh's
+// P3: a random walk rounded to 3 decimals.
+func roundedColumn(n int) rawMemColumn {
+	rng := rand.New(rand.NewPCG(1, 1))
+	last := 0.0
+	return benchColumnOf(n, func(int) float64 {
+		last += rng.NormFloat64()
+		return math.Round(last*1000) / 1000
+	})
+}
+
+// benchColumnOf is a float64 column of the n values f gives.
+func benchColumnOf(n int, f func(i int) float64) rawMemColumn {
 	b := array.NewFloat64Builder(memory.NewGoAllocator())
 	raw := make([]byte, 0, 8*n)
 	for i := range n {
-		v := math.Sin(float64(i))
+		v := f(i)
 		b.Append(v)
 		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
 	}
@@ -65,6 +82,54 @@ func BenchmarkCSVRead(b *testing.B) {
 	b.SetBytes(v.Size())
 	b.ResetTimer()
 	for range b.N {
+		readThrough(b, v)
+	}
+}
+
+// BenchmarkCSVFinalizeRounded is BenchmarkCSVFinalize with the values
+// of P3, which most take the fast path of appendFloat.
+func BenchmarkCSVFinalizeRounded(b *testing.B) {
+	c := roundedColumn(2 << 20)
+	v0, _ := NewCSVView(&Table{Columns: []ColumnSource{c}}, Options{})
+	_ = v0.Finalize()
+	b.SetBytes(v0.Size())
+	b.ResetTimer()
+	for range b.N {
+		v, _ := NewCSVView(&Table{Columns: []ColumnSource{c}}, Options{})
+		if err := v.Finalize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCSVReadRounded is BenchmarkCSVRead with the values of P3.
+func BenchmarkCSVReadRounded(b *testing.B) {
+	c := roundedColumn(2 << 20)
+	v, _ := NewCSVView(&Table{Columns: []ColumnSource{c}}, Options{})
+	if err := v.Finalize(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(v.Size())
+	b.ResetTimer()
+	for range b.N {
+		readThrough(b, v)
+	}
+}
+
+// BenchmarkCSVTable measures the sizing pass and a read of a whole-table
+// CSV of 500k rows of testTable's columns (integers, floats with nulls and
+// special values, categoricals, strings).
+func BenchmarkCSVTable(b *testing.B) {
+	tbl, _ := testTable(500000)
+	v0, _ := NewCSVView(tbl, Options{})
+	_ = v0.Finalize()
+	b.SetBytes(v0.Size())
+	b.ResetTimer()
+	for range b.N {
+		v, _ := NewCSVView(tbl, Options{})
+		if err := v.Finalize(); err != nil {
+			b.Fatal(err)
+		}
 		readThrough(b, v)
 	}
 }

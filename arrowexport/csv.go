@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // csvLayoutVersion changes whenever the CSV renderer's bytes change.
@@ -49,10 +51,11 @@ type CSVView struct {
 	header []byte
 	est    int64
 
-	fin    sync.Mutex // serializes Finalize
-	mu     sync.Mutex // guards starts
-	starts []int64    // byte offset of each block, then the file size; nil until final
-	blocks unitCache
+	fin     sync.Mutex // serializes Finalize
+	mu      sync.Mutex // guards starts
+	starts  []int64    // byte offset of each block, then the file size; nil until final
+	blocks  unitCache
+	scratch sync.Pool // *[][]byte: a read buffer per column, reused block after block
 }
 
 // csvLayout is the cached result of the data pass.
@@ -110,8 +113,8 @@ func (v *CSVView) Exact() bool {
 	return v.starts != nil
 }
 
-// Finalize renders every block once to measure it, unless the cache holds
-// the offsets.
+// Finalize measures every block once, unless the cache holds the
+// offsets.
 func (v *CSVView) Finalize() error {
 	v.fin.Lock()
 	defer v.fin.Unlock()
@@ -129,10 +132,32 @@ func (v *CSVView) Finalize() error {
 	return nil
 }
 
-// measure renders every block once, on GOMAXPROCS goroutines, and
-// returns the byte offset of each block and the file size.
+// measure measures every block once and returns the byte offset of each
+// block and the file size.
 func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
+	// rendered blocks are at most the estimate's share
+	perBlock := (v.est-int64(len(v.header)))/int64(max(nb, 1)) + 1
+	return measureBlocks(int64(len(v.header)), nb, perBlock, func(i int, scratch []byte) (n int64, _ []byte, err error) {
+		err = v.withBlock(i, func(arrs []arrow.Array) {
+			if len(arrs) == 1 {
+				n, scratch = linesLen(arrs[0], scratch)
+				return
+			}
+			scratch = appendRows(scratch[:0], arrs)
+			n = int64(len(scratch))
+		})
+		return n, scratch, err
+	})
+}
+
+// measureBlocks returns the offsets of the nb blocks of a text file after
+// a header of h bytes, and then its size. It measures every block with
+// size, on GOMAXPROCS goroutines: size returns the length of block i, and
+// scratch, a buffer it may render into, grown as needed for the next call.
+// scratch starts with a capacity of perBlock bytes (capped); pages of it
+// that are never written are never touched.
+func measureBlocks(h int64, nb int, perBlock int64, size func(i int, scratch []byte) (int64, []byte, error)) ([]int64, error) {
 	lens := make([]int64, nb)
 	var (
 		next  atomic.Int64
@@ -144,19 +169,18 @@ func (v *CSVView) measure() ([]int64, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			scratch := make([]byte, 0, min(perBlock, maxUnitBytes))
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= nb {
 					return
 				}
 				var err error
-				if buf, err = v.renderBlock(i, buf[:0]); err != nil {
+				if lens[i], scratch, err = size(i, scratch); err != nil {
 					once.Do(func() { first = err })
 					next.Store(int64(nb))
 					return
 				}
-				lens[i] = int64(len(buf))
 			}
 		}()
 	}
@@ -165,7 +189,7 @@ func (v *CSVView) measure() ([]int64, error) {
 		return nil, first
 	}
 	starts := make([]int64, nb+1)
-	starts[0] = int64(len(v.header))
+	starts[0] = h
 	for i, n := range lens {
 		starts[i+1] = starts[i] + n
 	}
@@ -185,32 +209,53 @@ func (v *CSVView) ReadAt(p []byte, off int64) (int, error) {
 
 // renderBlock appends the lines of block i to dst.
 func (v *CSVView) renderBlock(i int, dst []byte) ([]byte, error) {
+	err := v.withBlock(i, func(arrs []arrow.Array) { dst = appendRows(dst, arrs) })
+	return dst, err
+}
+
+// withBlock calls f with the columns of block i, read into buffers that
+// are reused once f returns.
+func (v *CSVView) withBlock(i int, f func(arrs []arrow.Array)) error {
 	start, n := unitRange(i, v.block, v.rows)
-	arrs, err := v.t.readColumns(start, n)
+	bufs, _ := v.scratch.Get().(*[][]byte)
+	if bufs == nil {
+		b := make([][]byte, len(v.t.Columns))
+		bufs = &b
+	}
+	defer v.scratch.Put(bufs)
+	arrs, err := v.t.readColumnsInto(start, n, *bufs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer releaseAll(arrs)
-	fields := make([]fieldAppender, len(arrs))
-	for j, a := range arrs {
-		fields[j] = csvAppender(a)
+	f(arrs)
+	return nil
+}
+
+// appendRows appends the CSV lines of the rows of arrs, one array per
+// column.
+func appendRows(dst []byte, arrs []arrow.Array) []byte {
+	if len(arrs) == 1 {
+		return appendLines(dst, arrs[0])
 	}
-	for r := 0; r < int(n); r++ {
+	fields := make([]fieldAppender, len(arrs))
+	nulls := make([]bool, len(arrs))
+	for j, a := range arrs {
+		fields[j], nulls[j] = csvAppender(a), a.NullN() > 0
+	}
+	for r := range arrs[0].Len() {
 		for j, a := range arrs {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			if a.IsNull(r) {
-				if len(arrs) == 1 {
-					dst = append(dst, `""`...)
-				}
+			if nulls[j] && a.IsNull(r) {
 				continue
 			}
 			dst = fields[j](dst, r)
 		}
 		dst = append(dst, '\n')
 	}
-	return dst, nil
+	return dst
 }
 
 // readText reads the text file made of header and blocks at off: starts
@@ -229,15 +274,32 @@ func readText(p []byte, off int64, header []byte, starts []int64, blocks *unitCa
 	}
 	if len(p) > 0 {
 		checked := func(i int) ([]byte, error) {
-			b, err := render(i, nil)
+			b, err := render(i, blocks.buffer(int(starts[i+1]-starts[i])))
 			if err == nil && int64(len(b)) != starts[i+1]-starts[i] {
 				err = fmt.Errorf("arrowexport: %s block %d rendered as %d bytes, layout has %d", what, i, len(b), starts[i+1]-starts[i])
 			}
 			return b, err
 		}
+		blocks.textMode(textAhead(starts))
 		if err := blocks.readUnits(p, off, starts, checked); err != nil {
 			return 0, err
 		}
 	}
 	return n, eof
+}
+
+// textCacheBytes bounds the rendered blocks a text view keeps: those
+// rendered ahead of a sequential read, and those the kernel's concurrent
+// reads are still copying.
+const textCacheBytes = 16 << 20
+
+// textAhead returns how many blocks a sequential read of a text file with
+// block offsets starts renders ahead, one per core, and how many rendered
+// blocks it keeps: as many as textCacheBytes holds, but at least the ones
+// ahead and two more.
+func textAhead(starts []int64) (ahead, keep int) {
+	nb := int64(len(starts) - 1)
+	avg := (starts[nb]-starts[0])/nb + 1
+	keep = int(min(textCacheBytes/avg, 64))
+	return min(runtime.GOMAXPROCS(0), max(keep-2, 1)), keep
 }

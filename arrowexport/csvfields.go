@@ -65,7 +65,14 @@ func csvAppender(a arrow.Array) fieldAppender {
 	return func(d []byte, i int) []byte { return appendQuoted(d, a.ValueStr(i)) }
 }
 
+// appendFloat appends v in the shortest form that reads back as the same
+// float of the given bits (32 or 64), as strconv.AppendFloat(dst, v, 'g',
+// -1, bits) writes it, but with "nan", "inf" and "-inf" for the special
+// values.
 func appendFloat(dst []byte, v float64, bits int) []byte {
+	if m, nd, e, ok := shortDecimal(v, bits); ok {
+		return appendDecimal(dst, math.Signbit(v), m, nd, e)
+	}
 	switch {
 	case math.IsNaN(v):
 		return append(dst, "nan"...)
@@ -75,6 +82,225 @@ func appendFloat(dst []byte, v float64, bits int) []byte {
 		return append(dst, "-inf"...)
 	}
 	return strconv.AppendFloat(dst, v, 'g', -1, bits)
+}
+
+// floatLen is len(appendFloat(nil, v, bits)), computed without writing
+// the digits when v takes the fast path.
+func floatLen(v float64, bits int) int {
+	if _, nd, e, ok := shortDecimal(v, bits); ok {
+		return decimalLen(math.Signbit(v), nd, e)
+	}
+	var buf [32]byte
+	return len(appendFloat(buf[:0], v, bits))
+}
+
+// appendLines appends the lines of a one-column CSV of a's values, with
+// "" for a missing value, which a blank line would not be: CSV readers
+// skip blank lines. Floats without missing values take a loop of their
+// own.
+func appendLines(dst []byte, a arrow.Array) []byte {
+	if a.NullN() == 0 {
+		switch a := a.(type) {
+		case *array.Float64:
+			for _, x := range a.Float64Values() {
+				dst = append(appendFloat(dst, x, 64), '\n')
+			}
+			return dst
+		case *array.Float32:
+			for _, x := range a.Float32Values() {
+				dst = append(appendFloat(dst, float64(x), 32), '\n')
+			}
+			return dst
+		}
+	}
+	field := csvAppender(a)
+	for r := range a.Len() {
+		if a.IsNull(r) {
+			dst = append(dst, `""`...)
+		} else {
+			dst = field(dst, r)
+		}
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// linesLen returns the length of appendLines(nil, a): for floats without
+// missing values without rendering them, else by rendering into scratch,
+// which it returns (grown as needed) for the next call.
+func linesLen(a arrow.Array, scratch []byte) (int64, []byte) {
+	n := int64(a.Len()) // the line ends
+	if a.NullN() == 0 {
+		switch a := a.(type) {
+		case *array.Float64:
+			for _, x := range a.Float64Values() {
+				n += int64(floatLen(x, 64))
+			}
+			return n, scratch
+		case *array.Float32:
+			for _, x := range a.Float32Values() {
+				n += int64(floatLen(float64(x), 32))
+			}
+			return n, scratch
+		}
+	}
+	scratch = appendLines(scratch[:0], a)
+	return int64(len(scratch)), scratch
+}
+
+// pow10s[i] is the float64 nearest 10^(i-pow10Bias); exact for i >=
+// pow10Bias.
+var pow10s = [...]float64{
+	1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1,
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+}
+
+const pow10Bias = 8
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// shortDecimal is appendFloat's fast path: it returns the shortest decimal
+// digits m (nd of them, no trailing zeros) and exponent e (of the first
+// digit) that read back as v, for zeros and for values that are the float
+// nearest a decimal of at most 15 significant digits between 1e-8 and 1e15
+// (for float32: 6 digits, between 1e-5 and 1e6), which is what most stored
+// measurements are. ok is false for any other value.
+//
+// Two different decimals of at most 15 significant digits are never the
+// same float64 (DBL_DIG; FLT_DIG = 6 for float32), so when the 15-digit
+// decimal m×10^-k nearest v reads back as v, it is the shortest decimal
+// that does, once its trailing zeros are dropped, and strconv would print
+// its digits. Reading back is exact: m and 10^k are exact float64s, so
+// m/10^k is the correctly rounded quotient, which is what
+// strconv.ParseFloat returns. For float32, m < 2^24 and 10^k <= 10^10 are
+// exact float32s too, and rounding the quotient to float64 and then to
+// float32 still rounds it correctly (53 >= 2*24+2).
+func shortDecimal(v float64, bits int) (m uint64, nd, e int, ok bool) {
+	if v == 0 {
+		return 0, 1, 0, true
+	}
+	a := math.Abs(v)
+	digits, lo, hi, mlo, mhi := 15, 1e-8, 1e15, uint64(1e14), uint64(1e15)
+	if bits == 32 {
+		digits, lo, hi, mlo, mhi = 6, 1e-5, 1e6, 1e5, 1e6
+	}
+	if !(a >= lo && a < hi) { // NaN and ±Inf too
+		return 0, 0, 0, false
+	}
+	// e = floor(log10(a)): estimated from the binary exponent (at most one
+	// low), then corrected. A wrong e only makes m miss its range below.
+	e = ((int(math.Float64bits(a)>>52) - 1023) * 78913) >> 18
+	if a >= pow10s[e+1+pow10Bias] {
+		e++
+	}
+	p := pow10s[digits-1-e+pow10Bias]
+	m = uint64(int64(a*p + 0.5))
+	if m < mlo || m >= mhi {
+		return 0, 0, 0, false
+	}
+	if q := float64(m) / p; bits == 32 && float32(q) != float32(a) || bits != 32 && q != a {
+		return 0, 0, 0, false
+	}
+	// drop trailing zeros (at most digits-1 of them)
+	nd = digits
+	if m%1e8 == 0 {
+		m /= 1e8
+		nd -= 8
+	}
+	if m%1e4 == 0 {
+		m /= 1e4
+		nd -= 4
+	}
+	if m%100 == 0 {
+		m /= 100
+		nd -= 2
+	}
+	if m%10 == 0 {
+		m /= 10
+		nd--
+	}
+	return m, nd, e, true
+}
+
+// appendDecimal appends the decimal of digits m (nd of them, at most 15)
+// and exponent e (-8 <= e < 15) as strconv's shortest 'g' format does:
+// d.ddde±XX when e < -4 or e >= 6, else plain.
+func appendDecimal(dst []byte, neg bool, m uint64, nd, e int) []byte {
+	var buf [16]byte
+	d := buf[:nd]
+	i := nd
+	for m >= 100 {
+		r := m % 100
+		m /= 100
+		i -= 2
+		d[i], d[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+	}
+	if m >= 10 {
+		d[i-2], d[i-1] = digitPairs[2*m], digitPairs[2*m+1]
+	} else {
+		d[i-1] = byte('0' + m)
+	}
+
+	if neg {
+		dst = append(dst, '-')
+	}
+	if e < -4 || e >= 6 {
+		dst = append(dst, d[0])
+		if nd > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, d[1:]...)
+		}
+		sign := byte('+')
+		if e < 0 {
+			sign, e = '-', -e
+		}
+		return append(dst, 'e', sign, byte('0'+e/10), byte('0'+e%10))
+	}
+	switch dp := e + 1; {
+	case dp <= 0: // 0.000ddd
+		dst = append(dst, "0.000"[:2-dp]...)
+		dst = append(dst, d...)
+	case dp >= nd: // ddd000
+		dst = append(dst, d...)
+		dst = append(dst, "00000"[:dp-nd]...)
+	default:
+		dst = append(dst, d[:dp]...)
+		dst = append(dst, '.')
+		dst = append(dst, d[dp:]...)
+	}
+	return dst
+}
+
+// decimalLen is the length appendDecimal gives.
+func decimalLen(neg bool, nd, e int) int {
+	n := nd
+	if neg {
+		n++
+	}
+	if e < -4 || e >= 6 {
+		if nd > 1 {
+			n++ // the point
+		}
+		return n + 4 // e±XX
+	}
+	switch dp := e + 1; {
+	case dp <= 0:
+		return n + 2 - dp
+	case dp >= nd:
+		return n - nd + dp
+	}
+	return n + 1
 }
 
 // appendQuoted appends s as an RFC 4180 field: quoted when it holds a

@@ -27,6 +27,16 @@ type RawSource interface {
 	ReadRaw(start, n int64, dst []byte) error
 }
 
+// BufferedSource is implemented by columns that can read into a caller's
+// buffer, so that a renderer reading batch after batch reuses one.
+type BufferedSource interface {
+	// ReadBuffered is Read with the values read into *buf, which it
+	// replaces with a larger buffer when it is too short. The array may
+	// share *buf's memory, which must not be reused until the array is
+	// released.
+	ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, error)
+}
+
 // ChunkStats is what a verified per-chunk index (HEP001 CHUNK_MINMAX) tells
 // about one chunk of a column without reading it.
 type ChunkStats struct {

@@ -25,10 +25,17 @@ type MatrixMarketView struct {
 	est    int64
 	value  func(dst, b []byte) []byte
 
-	fin    sync.Mutex
-	mu     sync.Mutex
-	starts []int64 // byte offset of each block, then the size; nil until final
-	blocks unitCache
+	fin     sync.Mutex
+	mu      sync.Mutex
+	starts  []int64 // byte offset of each block, then the size; nil until final
+	blocks  unitCache
+	scratch sync.Pool // *mtxScratch, reused block after block
+}
+
+// mtxScratch holds the elements of a block being rendered.
+type mtxScratch struct {
+	idx  []uint64
+	vals []byte
 }
 
 // NewMatrixMarketView returns m as a Matrix Market coordinate file.
@@ -106,17 +113,14 @@ func (v *MatrixMarketView) Finalize() error {
 	if v.Exact() {
 		return nil
 	}
-	nnz := int64(v.m.NNZ())
-	nb := numUnits(nnz, sparseUnit)
-	starts := make([]int64, nb+1)
-	starts[0] = int64(len(v.header))
-	var buf []byte
-	for i := 0; i < nb; i++ {
-		var err error
-		if buf, err = v.renderBlock(i, buf[:0]); err != nil {
-			return err
-		}
-		starts[i+1] = starts[i] + int64(len(buf))
+	nb := numUnits(int64(v.m.NNZ()), sparseUnit)
+	h := int64(len(v.header))
+	starts, err := measureBlocks(h, nb, (v.est-h)/int64(max(nb, 1))+1, func(i int, scratch []byte) (int64, []byte, error) {
+		b, err := v.renderBlock(i, scratch[:0])
+		return int64(len(b)), b, err
+	})
+	if err != nil {
+		return err
 	}
 	v.mu.Lock()
 	v.starts = starts
@@ -139,8 +143,12 @@ func (v *MatrixMarketView) ReadAt(p []byte, off int64) (int, error) {
 func (v *MatrixMarketView) renderBlock(i int, dst []byte) ([]byte, error) {
 	start, n := unitRange(i, sparseUnit, int64(v.m.NNZ()))
 	es := v.m.ElemSize()
-	idx := make([]uint64, n)
-	vals := make([]byte, int(n)*es)
+	sc, _ := v.scratch.Get().(*mtxScratch)
+	if sc == nil || len(sc.idx) < int(n) {
+		sc = &mtxScratch{idx: make([]uint64, n), vals: make([]byte, int(n)*es)}
+	}
+	defer v.scratch.Put(sc)
+	idx, vals := sc.idx[:n], sc.vals[:int(n)*es]
 	if err := v.m.Read(uint64(start), idx, vals); err != nil {
 		return nil, err
 	}

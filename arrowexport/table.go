@@ -109,9 +109,24 @@ func (t *Table) schema() *arrow.Schema {
 
 // readColumns reads rows [start, start+n) of every column.
 func (t *Table) readColumns(start, n int64) ([]arrow.Array, error) {
+	return t.readColumnsInto(start, n, nil)
+}
+
+// readColumnsInto is readColumns with column j read into bufs[j] when it
+// is a BufferedSource (bufs may be nil): the arrays may share the
+// buffers' memory until they are released.
+func (t *Table) readColumnsInto(start, n int64, bufs [][]byte) ([]arrow.Array, error) {
 	arrs := make([]arrow.Array, 0, len(t.Columns))
-	for _, c := range t.Columns {
-		a, err := c.Read(start, n)
+	for j, c := range t.Columns {
+		var (
+			a   arrow.Array
+			err error
+		)
+		if bc, ok := c.(BufferedSource); ok && bufs != nil {
+			a, err = bc.ReadBuffered(start, n, &bufs[j])
+		} else {
+			a, err = c.Read(start, n)
+		}
 		if err != nil {
 			releaseAll(arrs)
 			return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)

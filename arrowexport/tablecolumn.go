@@ -18,8 +18,9 @@ func FromTable(t *table.Table) *Table {
 	return out
 }
 
-// TableColumn returns a column of package table as a ColumnSource; it is
-// also a RawSource when the column is fixed width, and a ChunkStatsSource
+// TableColumn returns a column of package table as a ColumnSource and a
+// BufferedSource; it is also a RawSource when the column is fixed width,
+// and a ChunkStatsSource
 // backed by the column's CHUNK_MINMAX index once table has verified it.
 // Renderers ask for ChunkStats only in Finalize, since verifying an index
 // reads its column.
@@ -61,6 +62,9 @@ func (t tableColumn) Len() int64         { return t.c.Table().NRows }
 func (t tableColumn) ChunkRows() int64   { return max(t.c.ChunkRows, 1) }
 func (t tableColumn) Read(start, n int64) (arrow.Array, error) {
 	return t.c.Read(start, n)
+}
+func (t tableColumn) ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, error) {
+	return t.c.ReadBuffered(start, n, buf)
 }
 
 type rawTableColumn struct{ tableColumn }

@@ -85,7 +85,18 @@ func wholeSource(ds *h5core.Dataset) source {
 
 // read returns the stored bytes of rows [start, start+n).
 func (s *source) read(start, n int64) ([]byte, error) {
-	out := make([]byte, n*int64(s.size))
+	return s.readInto(nil, start, n)
+}
+
+// readInto returns the stored bytes of rows [start, start+n), read into
+// buf when it has the capacity.
+func (s *source) readInto(buf []byte, start, n int64) ([]byte, error) {
+	var out []byte
+	if want := n * int64(s.size); buf != nil && int64(cap(buf)) >= want {
+		out = buf[:want]
+	} else {
+		out = make([]byte, want)
+	}
 	if n == 0 {
 		return out, nil
 	}

@@ -48,12 +48,27 @@ func (c *Column) Field() arrow.Field {
 // the Field's type: missing values (§8.5) as nulls, categoricals and
 // enums as dictionary arrays, strings with their padding stripped.
 func (c *Column) Read(start, n int64) (arrow.Array, error) {
+	return c.ReadBuffered(start, n, nil)
+}
+
+// ReadBuffered is Read with the stored elements read into *buf, which it
+// replaces with a larger buffer when it is too short (buf may be nil), so
+// that a caller reading batch after batch reuses one buffer. The array may
+// share *buf's memory: it must not be reused until the array is released.
+func (c *Column) ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, error) {
 	if err := c.checkRange(start, n); err != nil {
 		return nil, err
 	}
-	raw, err := c.src.read(start, n)
+	var b []byte
+	if buf != nil {
+		b = *buf
+	}
+	raw, err := c.src.readInto(b, start, n)
 	if err != nil {
 		return nil, err
+	}
+	if buf != nil && cap(raw) > cap(b) {
+		*buf = raw
 	}
 	var strs []string
 	if c.conv.kind == cvFixedStr || c.conv.kind == cvVlenStr {
