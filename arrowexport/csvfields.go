@@ -361,6 +361,10 @@ func csvFieldBound(c ColumnSource) int64 {
 		return 24
 	case arrow.STRING, arrow.LARGE_STRING:
 		return int64(2*stringBound(c) + 2)
+	case arrow.FIXED_SIZE_BINARY: // base64
+		return 4 * int64(c.Field().Type.(*arrow.FixedSizeBinaryType).ByteWidth+2) / 3
+	case arrow.STRUCT, arrow.FIXED_SIZE_LIST:
+		return jsonCellBound(c)
 	}
 	return unknownWidth
 }

@@ -1,6 +1,7 @@
 package arrowexport
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"math"
@@ -100,8 +101,45 @@ func appendJSONFloat(d []byte, v float64, bits int) []byte {
 	return strconv.AppendFloat(d, v, 'g', -1, bits)
 }
 
-// appendJSONString appends s as a JSON string.
+// appendJSONString appends s as a JSON string (<, > and & as they are).
 func appendJSONString(d []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(d, b...)
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(s) // a string always encodes
+	return append(d, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// jsonCellBound bounds the bytes of one CSV field of c, a compound or
+// array column whose cells are JSON (jsonAppender), quoted as a CSV field:
+// at most 8 characters per byte of the packed element (a float16 takes 2
+// bytes and up to 16 characters, the widest; a string byte becomes at
+// most a 6-character escape) plus names and punctuation, their quotes
+// doubled. Dictionary fields get a guess, as dictionary columns do.
+func jsonCellBound(c ColumnSource) int64 {
+	rs, ok := c.(RawSource)
+	if !ok || rs.ElemSize() <= 0 {
+		return unknownWidth
+	}
+	return 2 + 8*int64(rs.ElemSize()) + jsonStructureBound(c.Field().Type)
+}
+
+// jsonStructureBound bounds the characters of a JSON value of type t
+// that are not its elements' bytes: names, punctuation, string quotes.
+func jsonStructureBound(t arrow.DataType) int64 {
+	switch t := t.(type) {
+	case *arrow.StructType:
+		n := int64(2)
+		for _, f := range t.Fields() {
+			n += 6*int64(len(f.Name)) + 6 + jsonStructureBound(f.Type)
+		}
+		return n
+	case *arrow.FixedSizeListType:
+		return 2 + int64(t.Len())*(1+jsonStructureBound(t.Elem()))
+	case *arrow.DictionaryType:
+		return 4 + 6*unknownWidth
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.FixedSizeBinaryType:
+		return 4
+	}
+	return 0
 }

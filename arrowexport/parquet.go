@@ -85,6 +85,9 @@ func (r *parquetRenderer) estimate() int64 {
 	perRow := int64(0)
 	for _, c := range r.t.Columns {
 		if w := fixedBits(c.Field().Type); w > 0 && c.Field().Type.ID() != arrow.DICTIONARY {
+			if arrow.IsInteger(c.Field().Type.ID()) {
+				w = max(w, 32) // Parquet stores narrower integers as INT32
+			}
 			perRow += (w+7)/8 + 1
 		} else {
 			perRow += int64(stringBound(c)) + 5

@@ -80,11 +80,6 @@ def jfloat(x):
     return x
 
 
-def le(dt):
-    """The little-endian form of a NumPy dtype."""
-    return dt.newbyteorder("<") if dt.byteorder in "<>=|" else dt
-
-
 # ---------------------------------------------------------------- HDF5 helpers
 
 
@@ -158,7 +153,6 @@ class CType:
     orderable = True  # has a section 10.5 order (CHUNK_MINMAX, SORTED_ROWS)
     bloomable = True  # has a section 10.7 canonical form
     fixed = True  # fixed-width: a .raw view
-    is_float = False
 
     def dtype_json(self):
         return {}
@@ -236,7 +230,7 @@ class IntType(CType):
 
 class FloatType(CType):
     kind = "float"
-    is_float = True
+    scaleoffset_ok = False  # the values survive D-scale scale-offset
 
     def __init__(self, r, width=None):
         self.size = width or r.choice([2, 4, 4, 8, 8])
@@ -572,6 +566,13 @@ def gen_int(r, col, n, t):
 
 
 def gen_float(r, col, n, t):
+    if t.size > 2 and r.random() < 0.15:
+        # whole numbers and a non-NaN fill: what the lossy D-scale
+        # scale-offset filter keeps exactly
+        t.scaleoffset_ok = True
+        col.fill = t.round(SENTINEL)
+        pmiss = r.choice([0, 0.1, 1.0])
+        return [col.fill if r.random() < pmiss else float(r.randint(-1000, 1000)) for _ in range(n)]
     specials = [float("inf"), float("-inf"), -0.0, 0.0]
     big = {2: 65504.0, 4: 3.4028234663852886e38, 8: 1.7976931348623157e308}[t.size]
     tiny = {2: 5.960464477539063e-08, 4: 1.401298464324817e-45, 8: 5e-324}[t.size]
@@ -704,9 +705,12 @@ def gen_bool8(r, col, n, t):
 class Categories:
     def __init__(self, r, name):
         self.name = name
-        self.kind = r.choice(["vstr", "vstr", "fstr", "int"])
+        self.kind = r.choice(["vstr", "vstr", "fstr", "int", "float"])
         k = r.choice([1, 2, 3, 5, 8, 40])
-        if self.kind == "int":
+        if self.kind == "float":
+            self.type = FloatType(r, width=r.choice([4, 8]))
+            self.labels = sorted({self.type.round(r.randint(-4000, 4000) / 4) for _ in range(k)})
+        elif self.kind == "int":
             self.labels = r.sample(range(-10000, 10000), k)
             self.type = full_int(r, width=r.choice([2, 4, 8]), signed=True)
         else:
@@ -811,13 +815,15 @@ class Layout:
         if self.maxshape is not None:
             self.chunk = min(self.chunk, self.maxshape)
         self.filters = self.pick_filters(r, ct)
-        # (libhdf5 1.10 cannot rewrite part of an early-allocated chunk
-        # whose optional LZF filter was skipped)
-        if r.random() < 0.3 and not (self.maxshape is None and self.chunk < 20) and "lzf" not in self.filters:
+        # (libhdf5 1.10 corrupts partial rewrites of early-allocated
+        # chunks whose LZF filter was skipped or that szip compresses)
+        if r.random() < 0.3 and not (self.maxshape is None and self.chunk < 20) and \
+                not {"lzf", "szip"} & set(self.filters):
             self.alloc_early = True
         if self.maxshape is None and r.random() < 0.5:
             self.append = True
-        if "deflate" in self.filters and all(f in ("deflate", "shuffle") for f in self.filters) and r.random() < 0.3:
+        if not self.append and not self.alloc_early and "deflate" in self.filters and \
+                all(f in ("deflate", "shuffle") for f in self.filters) and r.random() < 0.3:
             self.masked_chunks = True
 
     def pick_filters(self, r, ct):
@@ -829,7 +835,7 @@ class Layout:
         if isinstance(ct, IntType):
             cands += ["scaleoffset", "nbit", "szip"]
         if isinstance(ct, FloatType):
-            cands += ["szip", "nbit"]
+            cands += ["szip", "nbit"] + (["scaleoffset"] if ct.scaleoffset_ok else [])
         if isinstance(ct, (CompoundType, ArrayType)):
             cands += ["nbit"]
         fs = r.sample(cands, r.randint(1, min(3, len(cands))))
@@ -876,8 +882,10 @@ def create_column(g, col, nrows, extent, lay, r):
                 dcpl.set_fletcher32()
             elif f == "lzf":
                 dcpl.set_filter(FILTER_LZF, h5z.FLAG_OPTIONAL)
+            elif f == "scaleoffset" and isinstance(ct, FloatType):
+                dcpl.set_scaleoffset(h5z.SO_FLOAT_DSCALE, r.randint(0, 2))
             elif f == "scaleoffset":
-                dcpl.set_scaleoffset(h5z.SO_INT, 0)
+                dcpl.set_scaleoffset(h5z.SO_INT, 0)  # the bits the values need
             elif f == "nbit":
                 dcpl.set_filter(h5z.FILTER_NBIT)
             elif f == "szip":
@@ -911,20 +919,31 @@ def create_column(g, col, nrows, extent, lay, r):
         if col.tail:
             write_rows(dsid, ct, nrows, col.tail)
     else:
-        pieces = sorted(r.sample(range(1, len(rows)), min(len(rows) - 1, r.randint(0, 2)))) if len(rows) > 1 else []
-        bounds = [0] + pieces + [len(rows)]
-        for a, b in zip(bounds, bounds[1:]):
-            write_rows(dsid, ct, a, rows[a:b])
-    if lay.masked_chunks and ct.np is not None and rows:
-        # some chunks stored with every filter skipped (filter mask set),
-        # as writers of pre-compressed or incompressible chunks do
-        nfilt = len(lay.filters)
-        for ch in range(0, len(rows), lay.chunk):
-            if r.random() < 0.5:
-                part = rows[ch:ch + lay.chunk]
-                data = b"".join(ct.stored_bytes(v) for v in part)
-                data += bytes(lay.chunk * ct.size - len(data))
-                dsid.write_direct_chunk((ch,), data, (1 << nfilt) - 1)
+        masked = set()
+        if lay.masked_chunks and ct.np is not None:
+            # some chunks stored with every filter skipped (filter mask
+            # set), as writers of incompressible chunks do; written before
+            # anything else (libhdf5 1.10 keeps the old mask when it
+            # rewrites a chunk of the same size in place)
+            nfilt = len(lay.filters)
+            for ch in range(0, len(rows), lay.chunk):
+                if r.random() < 0.5:
+                    part = rows[ch:ch + lay.chunk]
+                    data = b"".join(ct.stored_bytes(v) for v in part)
+                    data += bytes(lay.chunk * ct.size - len(data))
+                    dsid.write_direct_chunk((ch,), data, (1 << nfilt) - 1)
+                    masked.add(ch)
+        # the other rows, in a few writes
+        segs, a = [], 0
+        for ch in sorted(masked) + [len(rows)]:
+            if a < ch:
+                segs.append((a, ch))
+            a = ch + lay.chunk if ch < len(rows) else ch
+        for a, b in segs:
+            cuts = sorted(r.sample(range(a + 1, b), min(b - a - 1, r.randint(0, 2)))) if b - a > 1 else []
+            bounds = [a] + cuts + [b]
+            for x, y in zip(bounds, bounds[1:]):
+                write_rows(dsid, ct, x, rows[x:y])
     return h5py.Dataset(dsid)
 
 
@@ -1164,7 +1183,10 @@ def make_table(f, path, r, latest, findings):
     g = make_group(parent, parts[-1], r, latest) if parts else f
 
     size_class = r.random()
-    if size_class < 0.1:
+    big = size_class > 0.985  # several CSV blocks, record batches, row groups
+    if big:
+        nrows = r.randint(65537, 140000)
+    elif size_class < 0.1:
         nrows = 0
     elif size_class < 0.3:
         nrows = r.randint(1, 10)
@@ -1177,7 +1199,7 @@ def make_table(f, path, r, latest, findings):
         extent = nrows + r.choice([1, 7, 64, r.randint(1, 500)])
     garbage_tail = extent > nrows and r.random() < 0.7
 
-    ncols = r.randint(1, 9)
+    ncols = r.randint(1, 3 if big else 9)
     names = []
     while len(names) < ncols:
         nm = r.choice(NAME_POOL)
@@ -1235,6 +1257,8 @@ def make_table(f, path, r, latest, findings):
         tattrs["units_vocabulary"] = r.choice(["UDUNITS-2", "UCUM"])
     for i in range(r.choice([0, 0, 0, 3, 10])):
         tattrs["note%d" % i] = "n%d" % i
+    if r.random() < 0.2:
+        tattrs["encoding-type"], tattrs["encoding-version"] = "dataframe", "0.2.0"  # passed through (section 7.4)
     for k, v in tattrs.items():
         str_attr(g, k, v)
 
@@ -1269,7 +1293,8 @@ def make_table(f, path, r, latest, findings):
                 ds.attrs.create("ordered", np.int8(cats.ordered), dtype=BOOL_ENUM)
             cats.path = ds.name
             cats.ref = ds.ref
-            cat_exp.append({"path": ds.name, "labels": cats.labels, "ordered": cats.ordered})
+            cat_exp.append({"path": ds.name, "labels": [cats.type.json(x) for x in cats.labels],
+                            "ordered": cats.ordered})
     for c in cols:
         if c.cats is not None:
             c.ds.attrs.create("CATEGORIES", c.cats.ref, dtype=REF)
@@ -1278,7 +1303,7 @@ def make_table(f, path, r, latest, findings):
     idx_exp = []
     used = set()
     for c in cols:
-        if r.random() < 0.35 and c.fill is not None:
+        if r.random() < 0.35 and c.fill is not None and not big:
             c.indexes = write_indexes(g, c, nrows, c.layout, r, used)
             idx_exp += c.indexes
 
@@ -1302,9 +1327,6 @@ def make_table(f, path, r, latest, findings):
     elif x < 0.55:
         index_cols = [r.choice(order)]
         str_attr(g, "_index", index_cols[0])
-    if r.random() < 0.2:
-        str_attr(g, "encoding-type", "dataframe")
-        str_attr(g, "encoding-version", "0.2.0")
 
     for c in cols:
         for fnd in c.findings:
@@ -1334,7 +1356,7 @@ def col_expect(c):
     if c.cats is not None:
         e["categories_path"] = c.cats.path
         e["ordered"] = c.cats.ordered
-        e["labels"] = [None if m else c.cats.labels[v] for v, m in zip(c.values, c.missing)]
+        e["labels"] = [None if m else c.cats.type.json(c.cats.labels[v]) for v, m in zip(c.values, c.missing)]
     return e
 
 
@@ -1362,23 +1384,14 @@ def self_check(path, tables_model):
                     continue
                 size = len(c.ct.stored_bytes(rows[0]))
                 buf = np.zeros(n, dtype="V%d" % size)
-                ds.id.read(h5s.ALL if n == ds.shape[0] else sel(n)[0], h5s.ALL if n == ds.shape[0] else sel_file(ds, n),
-                           buf, mtype=c.ct.tid)
+                fspace = ds.id.get_space()
+                fspace.select_hyperslab((0,), (n,))
+                ds.id.read(h5s.create_simple((n,)), fspace, buf, mtype=c.ct.tid)
                 want = b"".join(c.ct.stored_bytes(v) for v in rows)
                 if buf.tobytes() != want:
                     bad = next(i for i in range(n) if buf[i].tobytes() != c.ct.stored_bytes(rows[i]))
                     raise AssertionError("%s: row %d stored %s, model %s" % (
                         ds.name, bad, buf[bad].tobytes().hex(), c.ct.stored_bytes(rows[bad]).hex()))
-
-
-def sel(n):
-    return (h5s.create_simple((n,)),)
-
-
-def sel_file(ds, n):
-    s = ds.id.get_space()
-    s.select_hyperslab((0,), (n,))
-    return s
 
 
 # ---------------------------------------------------------------- files
@@ -1409,6 +1422,8 @@ def gen_file(seed, outdir):
     fapl_kw = {}
     if latest and r.random() < 0.4:
         fapl_kw["track_order"] = True
+    if r.random() < 0.1:
+        fapl_kw["userblock_size"] = r.choice([512, 1024, 4096])
     tables, models, findings, others = [], [], [], []
     with h5py.File(path, "w", libver=(low, "latest"), **fapl_kw) as f:
         paths = table_paths(r)
