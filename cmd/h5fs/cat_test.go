@@ -26,7 +26,7 @@ func TestCatDatasetCSV(t *testing.T) {
 		t.Fatalf("%d records: %v", len(recs), err)
 	}
 	for j, h := range recs[0] {
-		if h != strconv.Itoa(j) {
+		if h != "c"+strconv.Itoa(j) {
 			t.Fatalf("header %q", recs[0])
 		}
 	}
