@@ -111,19 +111,27 @@ func (t *Table) schema() *arrow.Schema {
 func (t *Table) readColumns(start, n int64) ([]arrow.Array, error) {
 	arrs := make([]arrow.Array, 0, len(t.Columns))
 	for _, c := range t.Columns {
-		a, err := c.Read(start, n)
+		a, err := readColumn(c, start, n)
 		if err != nil {
 			releaseAll(arrs)
-			return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
-		}
-		if int64(a.Len()) != n {
-			a.Release()
-			releaseAll(arrs)
-			return nil, fmt.Errorf("column %q rows [%d,%d): read %d rows", c.Field().Name, start, start+n, a.Len())
+			return nil, err
 		}
 		arrs = append(arrs, a)
 	}
 	return arrs, nil
+}
+
+// readColumn reads rows [start, start+n) of c.
+func readColumn(c ColumnSource, start, n int64) (arrow.Array, error) {
+	a, err := c.Read(start, n)
+	if err != nil {
+		return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
+	}
+	if int64(a.Len()) != n {
+		a.Release()
+		return nil, fmt.Errorf("column %q rows [%d,%d): read %d rows", c.Field().Name, start, start+n, a.Len())
+	}
+	return a, nil
 }
 
 func releaseAll(arrs []arrow.Array) {

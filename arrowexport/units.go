@@ -14,6 +14,7 @@ type unitCache struct {
 	max     int
 	entries []*unitEntry // most recently used last
 	last    int          // the unit the previous read ended in
+	noAhead bool         // never render ahead (see NewParquetView)
 }
 
 type unitEntry struct {
@@ -80,7 +81,7 @@ func (c *unitCache) readUnits(p []byte, off int64, starts []int64, render func(i
 	c.mu.Lock()
 	sequential := k == c.last || k == c.last+1
 	c.last = k
-	ahead := sequential && k+1 < len(starts)-1 && !c.has(k+1)
+	ahead := sequential && !c.noAhead && k+1 < len(starts)-1 && !c.has(k+1)
 	c.mu.Unlock()
 	if ahead {
 		// a unit that fails is dropped from the cache and fails again when read
