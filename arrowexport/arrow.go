@@ -172,6 +172,8 @@ func knownNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool
 // a counting sink.
 func (r *arrowRenderer) plan() (*framedLayout, error) {
 	if nulls, ok := r.knownShapes(); ok {
+		// the synthetic batches' buffers (a unit's worth) are not kept
+		defer func() { r.zero, r.valid = nil, nil }()
 		return r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) })
 	}
 	return r.layout(r.batch)
@@ -231,7 +233,7 @@ func (r *arrowRenderer) layout(batch func(int) (arrow.RecordBatch, error)) (*fra
 			if err != nil {
 				return nil, err
 			}
-			l.Head, prev = b[:h:h], h
+			l.Head, prev = bytes.Clone(b[:h]), h // not the first batch behind it
 			s.capture = false
 		}
 		l.Units = append(l.Units, s.n-prev)

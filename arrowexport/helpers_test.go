@@ -46,6 +46,9 @@ func (c rawMemColumn) ReadRaw(start, n int64, dst []byte) error {
 	return nil
 }
 
+// RawIsArrow: the raw bytes of the test columns are their Arrow values.
+func (c rawMemColumn) RawIsArrow() bool { return true }
+
 // statsMemColumn adds ChunkStatsSource.
 type statsMemColumn struct{ *memColumn }
 

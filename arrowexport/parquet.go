@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -25,32 +28,38 @@ const parquetMagic = "PAR1"
 // schema stored in the key-value metadata (so readers get categoricals
 // back as dictionaries, and the fields' metadata).
 //
-// Row group bytes do not depend on where the row group sits in the file,
-// so the file is assembled from row groups rendered one at a time by fresh
-// writers, plus the footer. Finalize computes the footer and the row group
-// sizes, and the cache keeps them; afterwards ReadAt renders only the row
-// groups it overlaps. When every column is fixed width and ChunkStats give
-// each row group's min and max and no nulls or NaNs, Finalize reads no
-// data: same-length synthetic row groups holding the min and max encode to
-// the same sizes, and to a footer with the real statistics (see
-// parquetstats.go). Otherwise it is one data pass.
+// The bytes of a column chunk (one column of one row group) do not depend
+// on where it sits in the file or on the other columns, so the file is
+// assembled from column chunks rendered one at a time by fresh writers of
+// that column alone, plus the footer. Finalize computes the footer and the
+// column chunk sizes, and the cache keeps them; afterwards ReadAt renders
+// only the column chunks it overlaps, so a reader that fetches some
+// columns of some row groups (DuckDB's projection and row-group pruning)
+// reads only those from the HDF5 file. A column chunk whose footer
+// statistics count no nulls is rendered from the column's packed raw
+// values when those are its Arrow values, skipping the missing-value scan.
+//
+// When every column is fixed width and ChunkStats give each row group's
+// min and max and no nulls or NaNs, Finalize reads no data: same-length
+// synthetic row groups holding the min and max encode to the same sizes,
+// and to a footer with the real statistics (see parquetstats.go).
+// Otherwise it is one data pass.
 func NewParquetView(t *Table, opts Options) (View, error) {
-	rows, unit, err := checkTable(t)
+	r, err := newParquetRenderer(t)
 	if err != nil {
 		return nil, err
 	}
-	r := &parquetRenderer{t: t, schema: parquetSchema(t.schema()), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
-	if _, err := pqarrow.ToParquet(r.schema, r.props(), r.arrowProps()); err != nil {
-		return nil, fmt.Errorf("arrowexport: parquet schema: %w: %w", ErrUnsupported, err)
-	}
 	v := &framedView{
 		ext:      "parquet",
-		kind:     kindOf(parquetLayoutVersion, arrowGoVersion(), fmt.Sprint(unit)),
+		kind:     kindOf(parquetLayoutVersion, arrowGoVersion(), fmt.Sprint(r.unit)),
 		opts:     opts,
 		estimate: r.estimate(),
 		plan:     r.planFromStatsOrData,
 		render:   r.render,
 	}
+	// the kernel reads ahead of what DuckDB asks for; rendering more would
+	// read column chunks that no query wants
+	v.units.noAhead = true
 	r.view = v
 	v.loadCached()
 	return v, nil
@@ -61,8 +70,41 @@ type parquetRenderer struct {
 	t      *Table
 	schema *arrow.Schema
 	rows   int64
-	unit   int64
-	nunits int
+	unit   int64 // rows of a row group
+	nunits int   // row groups; the view's units are their column chunks
+	// per column of t: a schema of that column alone, and the number of
+	// Parquet leaf columns it has
+	colSchema []*arrow.Schema
+	leaves    []int
+
+	footOnce sync.Once
+	foot     *footerInfo // what the layout's footer says of each unit
+}
+
+// newParquetRenderer checks that t has a Parquet form and returns its
+// renderer.
+func newParquetRenderer(t *Table) (*parquetRenderer, error) {
+	rows, unit, err := checkTable(t)
+	if err != nil {
+		return nil, err
+	}
+	r := &parquetRenderer{t: t, schema: parquetSchema(t.schema()), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	if _, err := pqarrow.ToParquet(r.schema, r.props(), r.arrowProps()); err != nil {
+		return nil, fmt.Errorf("arrowexport: parquet schema: %w: %w", ErrUnsupported, err)
+	}
+	for _, f := range r.schema.Fields() {
+		s := arrow.NewSchema([]arrow.Field{f}, nil)
+		ps, err := pqarrow.ToParquet(s, r.props(), r.arrowProps())
+		if err != nil {
+			return nil, fmt.Errorf("arrowexport: parquet schema: %w: %w", ErrUnsupported, err)
+		}
+		if ps.NumColumns() == 0 {
+			return nil, fmt.Errorf("arrowexport: parquet schema: %w: column %q has no leaf column", ErrUnsupported, f.Name)
+		}
+		r.colSchema = append(r.colSchema, s)
+		r.leaves = append(r.leaves, ps.NumColumns())
+	}
+	return r, nil
 }
 
 func (r *parquetRenderer) props() *parquet.WriterProperties {
@@ -168,21 +210,49 @@ func (r *parquetRenderer) layout(read func(int) ([]arrow.Array, error)) (*framed
 	if err != nil {
 		return nil, err
 	}
-	starts := make([]int64, r.nunits+1)
-	for i := range r.nunits {
-		if starts[i], err = rowGroupStart(md, i); err != nil {
+	// the column chunks as written: row group i's column j is chunk
+	// i*ncols+j, each right after the one before
+	nu := r.nunits * len(r.t.Columns)
+	old, lens := make([]int64, nu), make([]int64, nu)
+	at := int64(len(parquetMagic))
+	for u := range nu {
+		i, j := u/len(r.t.Columns), u%len(r.t.Columns)
+		if old[u], err = columnChunkStart(md, i, r.leafBase(j)); err != nil {
 			return nil, err
 		}
+		lens[u] = r.chunkBytes(md, u)
+		if old[u] != at {
+			return nil, fmt.Errorf("arrowexport: parquet row group %d column %d starts at %d, not %d", i, j, old[u], at)
+		}
+		at += lens[u]
 	}
-	starts[r.nunits] = s.n - int64(len(foot))
-	if starts[0] != int64(len(parquetMagic)) {
-		return nil, fmt.Errorf("arrowexport: parquet row group 0 starts at %d", starts[0])
+	if at != s.n-int64(len(foot)) {
+		return nil, fmt.Errorf("arrowexport: parquet footer starts at %d, not %d", s.n-int64(len(foot)), at)
 	}
-	l := &framedLayout{Head: []byte(parquetMagic), Foot: foot, Units: make([]int64, r.nunits)}
-	for i := range l.Units {
-		l.Units[i] = starts[i+1] - starts[i]
+	l := &framedLayout{Head: []byte(parquetMagic), Foot: foot, Units: lens}
+	if order, pos, end := r.arrange(lens); order != nil {
+		if l.Foot, err = r.shiftFooter(foot, old, pos); err != nil {
+			return nil, err
+		}
+		l.Units = make([]int64, nu)
+		for f, u := range order {
+			next := end
+			if f+1 < nu {
+				next = pos[order[f+1]]
+			}
+			l.Units[f] = next - pos[u]
+		}
 	}
 	return l, nil
+}
+
+// leafBase is the index of column j's first Parquet leaf column.
+func (r *parquetRenderer) leafBase(j int) int {
+	n := 0
+	for _, l := range r.leaves[:j] {
+		n += l
+	}
+	return n
 }
 
 // parquetFooter returns the footer at the end of b: the file metadata, its
@@ -198,43 +268,145 @@ func parquetFooter(b []byte) ([]byte, error) {
 	return bytes.Clone(b[len(b)-n:]), nil
 }
 
-// rowGroupStart is the offset of row group i's first page.
-func rowGroupStart(md *metadata.FileMetaData, i int) (int64, error) {
-	rg := md.RowGroup(i)
-	start := int64(-1)
-	for j := 0; j < rg.NumColumns(); j++ {
-		cc, err := rg.ColumnChunk(j)
-		if err != nil {
-			return 0, err
-		}
-		off := cc.DataPageOffset()
-		if cc.HasDictionaryPage() {
-			off = min(off, cc.DictionaryPageOffset())
-		}
-		if start < 0 || off < start {
-			start = off
-		}
+// columnChunkStart is the offset of the first page of leaf column k of
+// row group i.
+func columnChunkStart(md *metadata.FileMetaData, i, k int) (int64, error) {
+	cc, err := md.RowGroup(i).ColumnChunk(k)
+	if err != nil {
+		return 0, err
 	}
-	return start, nil
+	off := cc.DataPageOffset()
+	if cc.HasDictionaryPage() {
+		off = min(off, cc.DictionaryPageOffset())
+	}
+	return off, nil
 }
 
-// render returns row group i as a fresh writer writes it after the magic.
-func (r *parquetRenderer) render(i int) ([]byte, error) {
-	s := &captureSink{capture: true, buf: make([]byte, 0, r.sizeHint(i))}
-	if _, err := r.write(s, i, i+1, r.read); err != nil {
+// render returns unit f, the f-th column chunk in file order, as a fresh
+// writer of that column alone writes it after the magic, padded with zero
+// bytes to the unit's length (see arrange).
+func (r *parquetRenderer) render(f int) ([]byte, error) {
+	info := r.footer()
+	if info == nil {
+		return nil, fmt.Errorf("arrowexport: parquet footer does not decode")
+	}
+	u := info.chunk[f]
+	i, j := u/len(r.t.Columns), u%len(r.t.Columns)
+	r.view.mu.Lock()
+	size := int(r.view.lay.Units[f])
+	r.view.mu.Unlock()
+	a, buf, err := r.column(i, j, info.dense[u])
+	if err != nil {
 		return nil, err
+	}
+	defer func() {
+		// the writer has copied the values by now
+		a.Release()
+		if buf != nil {
+			denseBufs.Put(buf)
+		}
+	}()
+	s := &captureSink{capture: true, buf: make([]byte, 0, r.sizeHint(f))}
+	fw, err := pqarrow.NewFileWriter(r.colSchema[j], s, r.props(), r.arrowProps())
+	if err != nil {
+		return nil, err
+	}
+	if err = fw.NewRowGroupChecked(); err == nil {
+		var pa arrow.Array
+		if pa, err = parquetArray(a); err == nil {
+			err = fw.WriteColumnData(pa)
+			pa.Release()
+		}
+	}
+	if cerr := fw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("arrowexport: writing row group %d column %q: %w", i, r.colSchema[j].Field(0).Name, err)
 	}
 	b := s.take()
 	foot, err := parquetFooter(b)
 	if err != nil {
 		return nil, err
 	}
-	return b[len(parquetMagic) : len(b)-len(foot)], nil
+	body := b[len(parquetMagic) : len(b)-len(foot)]
+	if int64(len(body)) != info.bytes[u] || len(body) > size {
+		return nil, fmt.Errorf("arrowexport: parquet row group %d column %d rendered as %d bytes, the footer has %d", i, j, len(body), info.bytes[u])
+	}
+	n := len(body)
+	if cap(body) < size {
+		return append(body, make([]byte, size-n)...), nil
+	}
+	body = body[:size]
+	clear(body[n:])
+	return body, nil
 }
 
-// sizeHint is the size of a fresh writer's output for row group i: the
-// row group and a footer no bigger than the file's.
-func (r *parquetRenderer) sizeHint(i int) int {
+// column returns column j of row group i: from its packed raw values when
+// they are its Arrow values and the column chunk has no nulls (dense),
+// else through Read. buf, if not nil, holds the values and goes back to
+// denseBufs once the array is no longer used.
+func (r *parquetRenderer) column(i, j int, dense bool) (arrow.Array, *[]byte, error) {
+	start, n := unitRange(i, r.unit, r.rows)
+	c := r.t.Columns[j]
+	if dense {
+		if a, buf, ok, err := denseArray(c, start, n); ok || err != nil {
+			return a, buf, err
+		}
+	}
+	a, err := readColumn(c, start, n, nil)
+	return a, nil, err
+}
+
+// arrowRawSource is a RawSource whose packed raw elements are, byte for
+// byte, the values of the Arrow arrays Read returns, where no row is
+// missing (full-width integers and IEEE floats).
+type arrowRawSource interface {
+	RawSource
+	RawIsArrow() bool
+}
+
+// denseArray returns rows [start, start+n) of c, which has no nulls
+// there, as an Arrow array over its packed raw values held in buf, a
+// buffer of denseBufs; ok is false when c is not a fixed-width numeric
+// column whose raw values are its Arrow values.
+func denseArray(c ColumnSource, start, n int64) (a arrow.Array, pb *[]byte, ok bool, err error) {
+	rs, isRaw := c.(arrowRawSource)
+	t := c.Field().Type
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
+	default:
+		return nil, nil, false, nil
+	}
+	if !isRaw || !rs.RawIsArrow() || rs.ElemSize() != t.(arrow.FixedWidthDataType).BitWidth()/8 {
+		return nil, nil, false, nil
+	}
+	size := int(n) * rs.ElemSize()
+	pb, _ = denseBufs.Get().(*[]byte)
+	if pb == nil || cap(*pb) < size {
+		b := make([]byte, size)
+		pb = &b
+	}
+	buf := (*pb)[:size]
+	if err := rs.ReadRaw(start, n, buf); err != nil {
+		denseBufs.Put(pb)
+		return nil, nil, true, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
+	}
+	d := array.NewData(t, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
+	defer d.Release()
+	return array.MakeFromData(d), pb, true, nil
+}
+
+// denseBufs recycles the raw buffers of dense column chunks, so that a
+// scan does not allocate (and fault in) a fresh unit-sized buffer for each.
+var denseBufs sync.Pool // of *[]byte
+
+// sizeHint is the size of a fresh writer's output for unit f: the
+// column chunk, its padding, and a footer no bigger than the file's.
+func (r *parquetRenderer) sizeHint(f int) int {
+	r.view.mu.Lock()
+	defer r.view.mu.Unlock()
 	l := r.view.lay
-	return len(parquetMagic) + int(l.Units[i]) + len(l.Foot)
+	return len(parquetMagic) + int(l.Units[f]) + len(l.Foot)
 }

@@ -15,11 +15,10 @@ import (
 
 // oneShotParquet writes t with a single pqarrow writer.
 func oneShotParquet(t *testing.T, tbl *Table) []byte {
-	rows, unit, err := checkTable(tbl)
+	r, err := newParquetRenderer(tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &parquetRenderer{t: tbl, schema: parquetSchema(tbl.schema()), rows: rows, unit: unit, nunits: numUnits(rows, unit)}
 	s := &captureSink{capture: true}
 	if _, err := r.write(s, 0, r.nunits, r.read); err != nil {
 		t.Fatal(err)
@@ -193,5 +192,90 @@ func TestParquetFromStats(t *testing.T) {
 	v, _ = NewParquetView(tbl, Options{})
 	if err := v.Finalize(); err != nil || tc["x"].reads.Load() == 0 {
 		t.Fatalf("with nulls: %v, %d reads", err, tc["x"].reads.Load())
+	}
+}
+
+// bigTable is a table whose column chunks are big enough for the
+// arranged layout (see parquetlayout.go): id (int64, raw, no nulls), x
+// (float64 with nulls) and u16 (uint16, raw, no nulls), in 20000-row
+// chunks.
+func bigTable(t *testing.T) (*Table, map[string]*memColumn) {
+	tbl, cols := testTable(65003)
+	keep := map[string]bool{"id": true, "x": true, "u16": true}
+	var out []ColumnSource
+	for _, c := range tbl.Columns {
+		if keep[c.Field().Name] {
+			out = append(out, c)
+		}
+	}
+	for _, c := range cols {
+		c.chunkRows = 20000
+	}
+	tbl.Columns = out
+	return tbl, cols
+}
+
+// TestParquetArranged checks the layout of a table of big column chunks:
+// column by column, each chunk on a page boundary, the footer's offsets
+// saying so, the same values as the writer's own file, and a read of one
+// column chunk rendering that chunk only, from raw values when it has no
+// nulls.
+func TestParquetArranged(t *testing.T) {
+	tbl, cols := bigTable(t)
+	v, err := NewParquetView(tbl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := checkView(t, v)
+	checkParquetFile(t, tbl, b)
+	if one := oneShotParquet(t, tbl); len(b) <= len(one) {
+		t.Fatalf("arranged file of %d bytes, the writer's is %d: not padded", len(b), len(one))
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := pf.MetaData()
+	prev := int64(-1)
+	for j := range md.NumColumns() {
+		for i := range md.NumRowGroups() {
+			cc, _ := md.RowGroup(i).ColumnChunk(j)
+			off := cc.DataPageOffset()
+			if off <= prev || (off != int64(len(parquetMagic)) && off%parquetPage != 0) {
+				t.Fatalf("row group %d column %d at %d (previous chunk at %d)", i, j, off, prev)
+			}
+			prev = off
+		}
+	}
+	pf.Close()
+
+	// one column chunk at a time, through a fresh view of the same layout
+	for j, name := range []string{"id", "x", "u16"} {
+		for i := range md.NumRowGroups() {
+			v2, _ := NewParquetView(tbl, Options{})
+			if err := v2.Finalize(); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cols {
+				c.reads.Store(0)
+			}
+			cc, _ := md.RowGroup(i).ColumnChunk(j)
+			p := make([]byte, cc.TotalCompressedSize())
+			if _, err := v2.ReadAt(p, cc.DataPageOffset()); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p, b[cc.DataPageOffset():cc.DataPageOffset()+int64(len(p))]) {
+				t.Fatalf("row group %d column %s differs", i, name)
+			}
+			for other, c := range cols {
+				want := int64(0)
+				if other == name && name == "x" {
+					want = 1 // nulls: read through Read; the others from raw values
+				}
+				if got := c.reads.Load(); got != want {
+					t.Fatalf("reading row group %d column %s: %d Reads of %s, want %d", i, name, got, other, want)
+				}
+			}
+		}
 	}
 }

@@ -118,27 +118,40 @@ func (t *Table) readColumns(start, n int64) ([]arrow.Array, error) {
 func (t *Table) readColumnsInto(start, n int64, bufs [][]byte) ([]arrow.Array, error) {
 	arrs := make([]arrow.Array, 0, len(t.Columns))
 	for j, c := range t.Columns {
-		var (
-			a   arrow.Array
-			err error
-		)
-		if bc, ok := c.(BufferedSource); ok && bufs != nil {
-			a, err = bc.ReadBuffered(start, n, &bufs[j])
-		} else {
-			a, err = c.Read(start, n)
+		var buf *[]byte
+		if bufs != nil {
+			buf = &bufs[j]
 		}
+		a, err := readColumn(c, start, n, buf)
 		if err != nil {
 			releaseAll(arrs)
-			return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
-		}
-		if int64(a.Len()) != n {
-			a.Release()
-			releaseAll(arrs)
-			return nil, fmt.Errorf("column %q rows [%d,%d): read %d rows", c.Field().Name, start, start+n, a.Len())
+			return nil, err
 		}
 		arrs = append(arrs, a)
 	}
 	return arrs, nil
+}
+
+// readColumn reads rows [start, start+n) of c, into *buf when c is a
+// BufferedSource and buf is not nil.
+func readColumn(c ColumnSource, start, n int64, buf *[]byte) (arrow.Array, error) {
+	var (
+		a   arrow.Array
+		err error
+	)
+	if bc, ok := c.(BufferedSource); ok && buf != nil {
+		a, err = bc.ReadBuffered(start, n, buf)
+	} else {
+		a, err = c.Read(start, n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("column %q rows [%d,%d): %w", c.Field().Name, start, start+n, err)
+	}
+	if int64(a.Len()) != n {
+		a.Release()
+		return nil, fmt.Errorf("column %q rows [%d,%d): read %d rows", c.Field().Name, start, start+n, a.Len())
+	}
+	return a, nil
 }
 
 func releaseAll(arrs []arrow.Array) {

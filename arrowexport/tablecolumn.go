@@ -73,3 +73,6 @@ func (t rawTableColumn) ElemSize() int { return t.c.ElemSize }
 func (t rawTableColumn) ReadRaw(start, n int64, dst []byte) error {
 	return t.c.ReadRaw(start, n, dst)
 }
+
+// RawIsArrow reports whether the raw elements are the Arrow values.
+func (t rawTableColumn) RawIsArrow() bool { return t.c.RawIsArrow() }

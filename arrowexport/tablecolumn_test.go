@@ -94,8 +94,7 @@ func TestTableMinMaxStats(t *testing.T) {
 		t.Fatalf("count: chunk 3 stats %+v, %v", s, ok)
 	}
 	withIdx := &Table{Columns: []ColumnSource{c}}
-	rows, unit, _ := checkTable(withIdx)
-	r := &parquetRenderer{t: withIdx, rows: rows, unit: unit, nunits: numUnits(rows, unit)}
+	r, _ := newParquetRenderer(withIdx)
 	if _, ok := r.knownMinMax(); !ok {
 		t.Fatal("count: the index does not give the Parquet layout")
 	}

@@ -17,6 +17,7 @@ type unitCache struct {
 	last    int          // the furthest unit of the current forward scan
 	reuse   bool         // units are rendered into buffers from buffer
 	spare   [][]byte     // buffers of evicted units no one reads any more
+	noAhead bool         // never render ahead (see NewParquetView)
 }
 
 type unitEntry struct {
@@ -150,7 +151,7 @@ func (c *unitCache) readUnits(p []byte, off int64, starts []int64, render func(i
 		c.last = k
 	}
 	var next []int
-	for j := c.last + 1; sequential && j <= c.last+ahead && j < len(starts)-1; j++ {
+	for j := c.last + 1; sequential && !c.noAhead && j <= c.last+ahead && j < len(starts)-1; j++ {
 		if !c.has(j) {
 			next = append(next, j)
 		}

@@ -45,7 +45,10 @@ type Options struct {
 }
 
 // Open opens the named HDF5 file for reading.
-func Open(name string) (*File, error) {
+func Open(name string) (*File, error) { return OpenWith(name, Options{}) }
+
+// OpenWith opens the named HDF5 file for reading with the given options.
+func OpenWith(name string, opt Options) (*File, error) {
 	fh, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -55,7 +58,7 @@ func Open(name string) (*File, error) {
 		fh.Close()
 		return nil, err
 	}
-	f, err := NewFile(fh, st.Size(), name, Options{})
+	f, err := NewFile(fh, st.Size(), name, opt)
 	if err != nil {
 		fh.Close()
 		return nil, err

@@ -146,6 +146,12 @@ func (c *Column) checkRange(start, n int64) error {
 	return nil
 }
 
+// RawIsArrow reports whether the packed elements ReadRaw gives are, byte
+// for byte, the values of the Arrow array Read gives for rows that are not
+// missing: full-width integers and IEEE floats, not categoricals, enums,
+// bools, partial-precision integers or other float formats.
+func (c *Column) RawIsArrow() bool { return c.ElemSize > 0 && c.conv.kind == cvPrim }
+
 // ReadRaw writes rows [start, start+n) into dst as packed little-endian
 // elements of the column's type, ElemSize bytes each (missing rows keep
 // their stored bytes). dst must hold at least n*ElemSize bytes.
