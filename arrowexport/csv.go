@@ -123,16 +123,18 @@ func (v *CSVView) Finalize() error {
 // block and the file size.
 func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
-	// rendered blocks are at most the estimate's share
-	perBlock := (v.est-int64(len(v.header)))/int64(max(nb, 1)) + 1
-	return measureBlocks(int64(len(v.header)), nb, perBlock, func(i int, scratch []byte) (n int64, _ []byte, err error) {
+	nullLen := int64(0) // a missing value is an empty field
+	if len(v.t.Columns) == 1 {
+		nullLen = 2 // ""
+	}
+	return measureBlocks(int64(len(v.header)), nb, unknownWidth, func(i int, scratch []byte) (n int64, _ []byte, err error) {
 		err = v.withBlock(i, func(arrs []arrow.Array) {
-			if len(arrs) == 1 {
-				n, scratch = linesLen(arrs[0], scratch)
-				return
+			n = int64(arrs[0].Len() * len(arrs)) // the commas and line ends
+			for _, a := range arrs {
+				var k int64
+				k, scratch = fieldsLen(a, nullLen, scratch)
+				n += k
 			}
-			scratch = appendRows(scratch[:0], arrs)
-			n = int64(len(scratch))
 		})
 		return n, scratch, err
 	})
