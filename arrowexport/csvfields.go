@@ -96,26 +96,34 @@ func floatLen(v float64, bits int) int {
 
 // appendLines appends the lines of a one-column CSV of a's values, with
 // "" for a missing value, which a blank line would not be: CSV readers
-// skip blank lines. Floats without missing values take a loop of their
-// own.
+// skip blank lines. Floats take a loop of their own.
 func appendLines(dst []byte, a arrow.Array) []byte {
-	if a.NullN() == 0 {
-		switch a := a.(type) {
-		case *array.Float64:
-			for _, x := range a.Float64Values() {
-				dst = append(appendFloat(dst, x, 64), '\n')
+	nulls := a.NullN() > 0
+	switch a := a.(type) {
+	case *array.Float64:
+		for r, x := range a.Float64Values() {
+			if nulls && a.IsNull(r) {
+				dst = append(dst, `""`...)
+			} else {
+				dst = appendFloat(dst, x, 64)
 			}
-			return dst
-		case *array.Float32:
-			for _, x := range a.Float32Values() {
-				dst = append(appendFloat(dst, float64(x), 32), '\n')
-			}
-			return dst
+			dst = append(dst, '\n')
 		}
+		return dst
+	case *array.Float32:
+		for r, x := range a.Float32Values() {
+			if nulls && a.IsNull(r) {
+				dst = append(dst, `""`...)
+			} else {
+				dst = appendFloat(dst, float64(x), 32)
+			}
+			dst = append(dst, '\n')
+		}
+		return dst
 	}
 	field := csvAppender(a)
 	for r := range a.Len() {
-		if a.IsNull(r) {
+		if nulls && a.IsNull(r) {
 			dst = append(dst, `""`...)
 		} else {
 			dst = field(dst, r)
@@ -125,27 +133,43 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	return dst
 }
 
-// linesLen returns the length of appendLines(nil, a): for floats without
-// missing values without rendering them, else by rendering into scratch,
-// which it returns (grown as needed) for the next call.
-func linesLen(a arrow.Array, scratch []byte) (int64, []byte) {
-	n := int64(a.Len()) // the line ends
-	if a.NullN() == 0 {
-		switch a := a.(type) {
-		case *array.Float64:
-			for _, x := range a.Float64Values() {
+// fieldsLen returns the total length of the CSV fields of a's values,
+// counting nullLen bytes for a missing value. Floats are measured without
+// rendering them; other values are rendered one by one into scratch,
+// which it returns, grown as needed, for the next call.
+func fieldsLen(a arrow.Array, nullLen int64, scratch []byte) (int64, []byte) {
+	var n int64
+	nulls := a.NullN() > 0
+	switch a := a.(type) {
+	case *array.Float64:
+		for r, x := range a.Float64Values() {
+			if nulls && a.IsNull(r) {
+				n += nullLen
+			} else {
 				n += int64(floatLen(x, 64))
 			}
-			return n, scratch
-		case *array.Float32:
-			for _, x := range a.Float32Values() {
+		}
+		return n, scratch
+	case *array.Float32:
+		for r, x := range a.Float32Values() {
+			if nulls && a.IsNull(r) {
+				n += nullLen
+			} else {
 				n += int64(floatLen(float64(x), 32))
 			}
-			return n, scratch
+		}
+		return n, scratch
+	}
+	field := csvAppender(a)
+	for r := range a.Len() {
+		if nulls && a.IsNull(r) {
+			n += nullLen
+		} else {
+			scratch = field(scratch[:0], r)
+			n += int64(len(scratch))
 		}
 	}
-	scratch = appendLines(scratch[:0], a)
-	return int64(len(scratch)), scratch
+	return n, scratch
 }
 
 // pow10s[i] is the float64 nearest 10^(i-pow10Bias); exact for i >=

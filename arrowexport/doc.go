@@ -16,9 +16,10 @@
 //
 // Inputs are small interfaces (ColumnSource, RawSource, ArraySource) so that
 // table columns, sparse COO columns and ordinary datasets all render through
-// the same code. Adapters: FromTable and TableColumn (package table),
-// DatasetArray and DatasetTable (h5core datasets), ColumnArray
-// (fixed-width columns).
+// the same code; a column that is also a BufferedSource is read into buffers
+// the renderer reuses. Adapters: FromTable and TableColumn (package table),
+// DatasetArray and DatasetTable (h5core datasets), ColumnArray (fixed-width
+// columns).
 //
 // A FUSE node uses a view like this:
 //
