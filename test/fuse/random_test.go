@@ -64,7 +64,6 @@ type randTable struct {
 type randColumn struct {
 	fusetest.ExpectedColumn
 	ElemSize   int64             `json:"elem_size"`
-	Layout     map[string]any    `json:"layout"`
 	Attributes map[string]string `json:"attributes"` // units, description, ...
 	Ordered    *bool             `json:"ordered"`    // categoricals: the categories' ordered flag
 }
@@ -112,7 +111,8 @@ func TestRandomHEP001(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d", s), func(t *testing.T) {
 			checkRandomFile(t, name, exp)
 			if t.Failed() {
-				t.Logf("reproduce: H5FS_RANDHEP_SEEDS=%d go test -run 'TestRandomHEP001' ./test/fuse/ (file kept as %s)", s, keepFile(t, name))
+				t.Logf("seed %d (libver %s): reproduce with H5FS_RANDHEP_SEEDS=%d-%d go test -run TestRandomHEP001 ./test/fuse/; "+
+					"file and expected JSON kept as %s", exp.Seed, exp.LibVer, s, s, keepFile(t, name))
 			}
 		})
 	}
@@ -612,15 +612,15 @@ func checkRaw(t *testing.T, where string, b []byte, tb randTable, c randColumn) 
 }
 
 // readArrowIPC reads an Arrow IPC file into records.
-func readArrowIPC(b []byte) ([]arrow.Record, error) {
+func readArrowIPC(b []byte) ([]arrow.RecordBatch, error) {
 	r, err := ipc.NewFileReader(bytes.NewReader(b), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var recs []arrow.Record
+	var recs []arrow.RecordBatch
 	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.Record(i)
+		rec, err := r.RecordBatch(i)
 		if err != nil {
 			return nil, err
 		}
@@ -629,7 +629,7 @@ func readArrowIPC(b []byte) ([]arrow.Record, error) {
 	}
 	if len(recs) == 0 {
 		// no batches: an empty record of the schema carries the names
-		recs = append(recs, array.NewRecord(r.Schema(), emptyColumns(r.Schema()), 0))
+		recs = append(recs, array.NewRecordBatch(r.Schema(), emptyColumns(r.Schema()), 0))
 	}
 	return recs, nil
 }
@@ -637,7 +637,7 @@ func readArrowIPC(b []byte) ([]arrow.Record, error) {
 // readParquet reads a Parquet file into records with arrow-go's reader.
 // The schema of the records carries the file's key-value metadata
 // (arrow-go's reader leaves it out).
-func readParquet(b []byte) ([]arrow.Record, error) {
+func readParquet(b []byte) ([]arrow.RecordBatch, error) {
 	pf, err := file.NewParquetReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
@@ -657,12 +657,12 @@ func readParquet(b []byte) ([]arrow.Record, error) {
 	schema := arrow.NewSchema(tbl.Schema().Fields(), &md)
 	tr := array.NewTableReader(tbl, -1)
 	defer tr.Release()
-	var recs []arrow.Record
+	var recs []arrow.RecordBatch
 	for tr.Next() {
-		recs = append(recs, array.NewRecord(schema, tr.Record().Columns(), tr.Record().NumRows()))
+		recs = append(recs, array.NewRecordBatch(schema, tr.RecordBatch().Columns(), tr.RecordBatch().NumRows()))
 	}
 	if len(recs) == 0 {
-		recs = append(recs, array.NewRecord(schema, emptyColumns(schema), 0))
+		recs = append(recs, array.NewRecordBatch(schema, emptyColumns(schema), 0))
 	}
 	return recs, tr.Err()
 }
@@ -678,7 +678,7 @@ func emptyColumns(s *arrow.Schema) []arrow.Array {
 // checkRecords checks Arrow records (of an .arrow or .parquet view)
 // against the table's columns in the given order; the schema of a
 // whole-table view carries the table's string attributes.
-func checkRecords(t *testing.T, where string, recs []arrow.Record, tb randTable, order []randColumn, whole bool) {
+func checkRecords(t *testing.T, where string, recs []arrow.RecordBatch, tb randTable, order []randColumn, whole bool) {
 	defer func() {
 		for _, r := range recs {
 			r.Release()

@@ -744,6 +744,8 @@ def garbage(r, col, n):
     for _ in range(n):
         if isinstance(ct, EnumType):
             out.append(r.choice([m for m, _ in ct.decl]))
+        elif isinstance(ct, FloatType) and ct.scaleoffset_ok:
+            out.append(float(r.randint(-1000, 1000)))  # what scale-offset keeps (float32 math)
         elif isinstance(ct, FloatType):
             out.append(ct.round(r.uniform(-1e6, 1e6)))
         elif isinstance(ct, IntType):
@@ -1026,11 +1028,20 @@ def index_dataset(si, name, data, r):
     return si.create_dataset(name, data=data, track_times=False, **kw)
 
 
-def write_minmax(si, name, col, length, nrows, r):
+def write_minmax(si, name, col, length, nrows, r, tamper):
+    """A CHUNK_MINMAX index; tamper swaps the min and max of one entry
+    (tampered is then True)."""
     ct = col.ct
     ents = minmax_entries(col, length)
     stale = r.choice([0, 0, 1, 3]) if ents or r.random() < 0.5 else 0
     rows = ents + [(col.fill, col.fill, 7, 7, 7)] * stale
+    tampered = False
+    swappable = [i for i, e in enumerate(ents) if e[3] + e[2] < e[4] and ct.key(e[0]) != ct.key(e[1])]
+    if tamper and swappable:
+        i = r.choice(swappable)
+        mn, mx, a, b, c = rows[i]
+        rows[i] = (mx, mn, a, b, c)
+        tampered = True
     if ct.np is None:
         dt = np.dtype([("min", h5py.string_dtype()), ("max", h5py.string_dtype()), ("nan_count", "<u8"),
                        ("fill_count", "<u8"), ("n", "<u8")])
@@ -1054,13 +1065,14 @@ def write_minmax(si, name, col, length, nrows, r):
         if rows:
             dsid.write(h5s.ALL, h5s.ALL, np.frombuffer(buf, dtype="V%d" % size).copy(), mtype=tid)
         ds = h5py.Dataset(dsid)
-    return ds, {"chunk_length": length, "n_entries": len(ents), "stored_length": len(rows),
-                "entries": [{"min": ct.json(a), "max": ct.json(b), "nan_count": c, "fill_count": d, "n": e}
-                            for a, b, c, d, e in ents]}
+    return ds, tampered, {"chunk_length": length, "n_entries": len(ents), "stored_length": len(rows),
+                          "entries": [{"min": ct.json(a), "max": ct.json(b), "nan_count": c, "fill_count": d, "n": e}
+                                      for a, b, c, d, e in ents]}
 
 
-def write_indexes(g, col, nrows, lay, r, names_used):
-    """Random search indexes on col, per section 10."""
+def write_indexes(g, col, nrows, lay, r, names_used, findings):
+    """Random search indexes on col, per section 10. A few are tampered
+    with, each one's expected finding added to findings."""
     ct = col.ct
     kinds = []
     if ct.orderable:
@@ -1087,11 +1099,19 @@ def write_indexes(g, col, nrows, lay, r, names_used):
             name = "idx%d_%s" % (len(names_used), kind.lower())
         names_used.add(name)
         e = {"name": name, "path": si.name + "/" + name, "kind": kind, "column": col.name}
+        tamper, tampered = r.random() < 0.08, False
         if kind == "CHUNK_MINMAX":
-            ds, extra = write_minmax(si, name, col, length, nrows, r)
+            ds, tampered, extra = write_minmax(si, name, col, length, nrows, r, tamper)
             e.update(extra)
         elif kind == "SORTED_ROWS":
             perm, nt, ft = sorted_perm(col)
+            keys = [ct.key(v) for v in col.values]
+            body = len(perm) - nt - ft
+            swappable = [i for i in range(body - 1) if keys[perm[i]] != keys[perm[i + 1]]]
+            if tamper and swappable:
+                i = r.choice(swappable)
+                perm = perm[:i] + [perm[i + 1], perm[i]] + perm[i + 2:]
+                tampered = True
             dt = r.choice(["<u8", "<u8", "<u4", ">u4", ">u8"])
             ds = index_dataset(si, name, np.array(perm, dtype=dt), r)
             ds.attrs.create("nan_tail_length", np.uint64(nt))
@@ -1113,6 +1133,10 @@ def write_indexes(g, col, nrows, lay, r, names_used):
                     bits[pos[ct.key(v)], row >> 3] |= 1 << (row & 7)
             if nrows % 8 and len(vals) and r.random() < 0.5:
                 bits[0, nrows >> 3] |= 0xFF << (nrows % 8) & 0xFF  # residue past NROWS
+            if tamper and vals:
+                row = r.randrange(nrows)
+                bits[r.randrange(len(vals)), row >> 3] ^= 1 << (row & 7)
+                tampered = True
             ds = index_dataset(si, name, bits, r)
             vname = name + "__values" if r.random() < 0.7 else "vals_of_%s" % name
             names_used.add(vname)
@@ -1126,6 +1150,10 @@ def write_indexes(g, col, nrows, lay, r, names_used):
             m_bits = 8 * r.choice([1, 4, 16, 64, 128])
             seed = r.choice([0, r.randint(0, 2 ** 32 - 1)])
             filters = bloom_rows(col, length, k, m_bits, seed)
+            full = [j for j, f in enumerate(filters) if any(f)]
+            if tamper and full:
+                filters[r.choice(full)] = bytes(m_bits // 8)  # false negatives
+                tampered = True
             stale = r.choice([0, 0, 2])
             rows = filters + [bytes([0xAA]) * (m_bits // 8)] * stale
             data = np.frombuffer(b"".join(rows), dtype="u1").reshape(len(rows), m_bits // 8) if rows else \
@@ -1139,6 +1167,10 @@ def write_indexes(g, col, nrows, lay, r, names_used):
         else:
             ds = index_dataset(si, name, np.arange(3, dtype="<i4"), r)
         str_attr(ds, "KIND", kind, cset="ascii")
+        if tampered:
+            rule = {"CHUNK_MINMAX": "§10.4", "SORTED_ROWS": "§10.5", "BITMAP": "§10.6", "CHUNK_BLOOM": "§10.7"}[kind]
+            findings.append({"severity": "error", "rule": rule, "path": e["path"]})
+            e["tampered"] = True
         if r.random() < 0.3:
             str_attr(ds, "description", "built by randhep.py")
         refs.append(ds.ref)
@@ -1304,7 +1336,7 @@ def make_table(f, path, r, latest, findings):
     used = set()
     for c in cols:
         if r.random() < 0.35 and c.fill is not None and not big:
-            c.indexes = write_indexes(g, c, nrows, c.layout, r, used)
+            c.indexes = write_indexes(g, c, nrows, c.layout, r, used, findings)
             idx_exp += c.indexes
 
     # column order and row index columns
@@ -1454,7 +1486,10 @@ def main():
         sys.exit("usage: randhep.py OUTDIR SEED [SEED ...]")
     outdir = sys.argv[1]
     for s in sys.argv[2:]:
-        gen_file(int(s), outdir)
+        try:
+            gen_file(int(s), outdir)
+        except Exception as e:
+            raise RuntimeError("seed %s" % s) from e
 
 
 if __name__ == "__main__":
