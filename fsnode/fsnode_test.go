@@ -51,15 +51,7 @@ func TestRelTarget(t *testing.T) {
 // `h5fs cat` does: .meta.json everywhere, files of every kind, errors for
 // what is not there.
 func TestOpen(t *testing.T) {
-	f, err := h5core.Open("../cmd/h5fs/sample/sample.h5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := openTree(t, "../cmd/h5fs/sample/sample.h5")
 	n := 0
 	var walk func(d *dir, p string)
 	walk = func(d *dir, p string) {
@@ -101,15 +93,7 @@ func TestOpen(t *testing.T) {
 
 // TestNames checks escaped names, soft links and a hard-link cycle.
 func TestNames(t *testing.T) {
-	f, err := h5core.Open("testdata/names.h5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := openTree(t, "testdata/names.h5")
 	got := map[string]string{}
 	var walk func(d *dir, p string)
 	walk = func(d *dir, p string) {
@@ -165,15 +149,7 @@ func TestNames(t *testing.T) {
 // TestGuard: a panic while listing a directory, making a view or sizing
 // it becomes an error of that object alone.
 func TestGuard(t *testing.T) {
-	f, err := h5core.Open("../cmd/h5fs/sample/sample.h5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := openTree(t, "../cmd/h5fs/sample/sample.h5")
 	d := &dir{list: func() ([]entry, error) { panic("listing") }}
 	if _, err := tree.children(d); err == nil || !strings.Contains(err.Error(), "listing") {
 		t.Errorf("panicking listing: %v", err)
@@ -195,3 +171,19 @@ type panicView struct{ bytesView }
 
 func (panicView) Exact() bool     { return false }
 func (panicView) Finalize() error { panic("sizing") }
+
+// openTree returns the tree of the HDF5 file at path, closed when the test
+// ends.
+func openTree(t *testing.T, path string) *Tree {
+	t.Helper()
+	f, err := h5core.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	tree, err := New(f, Options{Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
