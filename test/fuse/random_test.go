@@ -40,7 +40,7 @@ const (
 	// randhepSeeds is the number of seeds checked by default (seeds
 	// 1..randhepSeeds); H5FS_RANDHEP_SEEDS=N checks seeds 1..N,
 	// H5FS_RANDHEP_SEEDS=1001-2000 a range and =7,42 just those.
-	randhepSeeds = 32
+	randhepSeeds = 64
 )
 
 // randExpected is a random file's expected JSON.
