@@ -274,8 +274,8 @@ func TestCanonicalPartialPrecision(t *testing.T) {
 }
 
 // valid_min/valid_max compare with 64-bit integers exactly: a fill of
-// INT64_MIN lies outside [INT64_MIN+1, INT64_MAX] (as float64 the two
-// bounds are equal).
+// INT64_MIN lies outside [INT64_MIN+1, INT64_MAX] (as float64, the fill
+// equals valid_min).
 func TestInRange(t *testing.T) {
 	for _, c := range []struct {
 		vmin, vmax, v any

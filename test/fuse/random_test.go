@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,7 +40,7 @@ const (
 	// randhepSeeds is the number of seeds checked by default (seeds
 	// 1..randhepSeeds); H5FS_RANDHEP_SEEDS=N checks seeds 1..N,
 	// H5FS_RANDHEP_SEEDS=1001-2000 a range and =7,42 just those.
-	randhepSeeds = 32
+	randhepSeeds = 64
 )
 
 // randExpected is a random file's expected JSON.
@@ -213,6 +214,7 @@ func checkRandomFile(t *testing.T, name string, exp *randExpected) {
 			}
 			if b, ok := read(col + ".csv"); ok {
 				checkColumnCSV(t, where+".csv", b, tb, c)
+				checkXattrs(t, where+".csv", col+".csv", c.Attributes)
 			}
 			if c.RawSHA256 != "" {
 				if b, ok := read(col + ".raw"); ok {
@@ -230,6 +232,7 @@ func checkRandomFile(t *testing.T, name string, exp *randExpected) {
 				}
 			}
 		}
+		checkXattrs(t, tb.Path, dir, tb.Attributes)
 		order := viewOrder(t, tb)
 		if b, ok := read(fusetest.WholeTable(mp, tb.Path, "csv")); ok {
 			checkTableCSV(t, tb.Path+" csv", b, tb, order)
@@ -264,6 +267,22 @@ func checkRandomFile(t *testing.T, name string, exp *randExpected) {
 		}
 	}
 	checkFindings(t, name, exp)
+}
+
+// checkXattrs checks that the string attributes want of the object shown
+// at p are its user.* extended attributes (those that fit in one: Linux
+// caps an extended attribute at 64 KiB).
+func checkXattrs(t *testing.T, where, p string, want map[string]string) {
+	for k, v := range want {
+		if len(v) >= 1<<16 {
+			continue
+		}
+		buf := make([]byte, 1<<16)
+		n, err := syscall.Getxattr(p, "user."+k, buf)
+		if err != nil || string(buf[:n]) != v {
+			t.Errorf("%s: xattr user.%s = %.80q, %v; want %.80q", where, k, buf[:max(n, 0)], err, v)
+		}
+	}
 }
 
 // sizeGuessed reports a column whose views' sizes before the data pass are
@@ -453,9 +472,13 @@ func parseCSV(b []byte) ([][]string, error) {
 	return rows, nil
 }
 
-// csvCell compares CSV field got with row i of column c.
+// csvCell compares CSV field got with row i of column c. (encoding/csv
+// reads "\r\n" within a quoted field as "\n".)
 func csvCell(c randColumn, got string, i int) error {
 	want := c.Values[i]
+	if w, ok := want.(string); ok {
+		want = strings.ReplaceAll(w, "\r\n", "\n")
+	}
 	if want == nil {
 		if got != "" {
 			return fmt.Errorf("got %q, want an empty field (missing)", got)
@@ -466,6 +489,9 @@ func csvCell(c randColumn, got string, i int) error {
 	case "float":
 		return sameFloatExact(got, want, fusetest.Int(c.DType["size"]))
 	case "cat":
+		if w, ok := c.Labels[i].(string); ok {
+			return sameText(got, strings.ReplaceAll(w, "\r\n", "\n"))
+		}
 		return sameText(got, c.Labels[i])
 	case "opaque":
 		raw, err := hex.DecodeString(want.(string))

@@ -63,8 +63,8 @@ INT_FILLS = {  # Table 1 of section 8.5
 NAME_POOL = ["energy", "ts", "run", "evt", "label", "x", "y", "pt", "eta", "phi", "charge", "flag", "det",
              "tag", "note", "hit", "blob", "w", "chan", "q", "Énergie", "größe", "наблюдение", "事件",
              "with space", "comma,name", 'quote"d', "dot.name", "semi;colon", "tab\tname", "new\nline",
-             "a" * 40, "%percent", "..", "back\\slash", "µ"]
-WORDS = ["alpha", "beta", "gamma", "delta", "γάμμα", "εψ", "日本", "naïve", "x,y", 'say "hi"', "line\nbreak",
+             "a" * 40, "%percent", "..", "back\\slash", "µ", " lead", "trail ", "-dash", "#hash", "x.csv"]
+WORDS = ["alpha", "beta", "gamma", "delta", "γάμμα", "εψ", "日本", "naïve", "x,y", 'say "hi"', "line\nbreak", "cr\rlf\r\n",
          "  lead", "mid dle", "tab\there", "émoji🙂", "a", "zz", "Z", "0", "-1", "nan", "NULL", "true", "#"]
 ASCII_WORDS = [w for w in WORDS if w.isascii()]
 GROUP_POOL = ["run1", "run2", "data", "analysis", "calib", "Ünïcode", "with space", "deep", "t", "events"]
@@ -1231,7 +1231,8 @@ def make_table(f, path, r, latest, findings):
         extent = nrows + r.choice([1, 7, 64, r.randint(1, 500)])
     garbage_tail = extent > nrows and r.random() < 0.7
 
-    ncols = r.randint(1, 3 if big else 9)
+    wide = not big and nrows < 300 and r.random() < 0.03  # many links: B-tree splits, dense link heaps
+    ncols = r.randint(40, 90) if wide else r.randint(1, 3 if big else 9)
     names = []
     while len(names) < ncols:
         nm = r.choice(NAME_POOL)
@@ -1310,8 +1311,12 @@ def make_table(f, path, r, latest, findings):
                 c.attrs["units_vocabulary"] = "UCUM"
         if r.random() < 0.3:
             c.attrs["description"] = "column %s" % c.name
-        for i in range(r.choice([0, 0, 0, 2, 9])):
+        for i in range(r.choice([0, 0, 0, 2, 9, 40])):
             c.attrs["x%d" % i] = "v%d" % i
+        if latest and r.random() < 0.02:
+            # beyond the 64 KiB of an object header message: a huge object
+            # of dense attribute storage
+            c.attrs["description"] = "long " * r.randint(14000, 30000)
         for k, v in c.attrs.items():
             str_attr(c.ds, k, v)
 
