@@ -160,13 +160,7 @@ func (r *parquetRenderer) write(w *captureSink, from, to int, read func(int) ([]
 		}
 		if err = fw.NewRowGroupChecked(); err == nil {
 			for _, a := range arrs {
-				var pa arrow.Array
-				if pa, err = parquetArray(a); err != nil {
-					break
-				}
-				err = fw.WriteColumnData(pa)
-				pa.Release()
-				if err != nil {
+				if err = writeColumnData(fw, a); err != nil {
 					break
 				}
 			}
@@ -312,11 +306,7 @@ func (r *parquetRenderer) render(f int) ([]byte, error) {
 		return nil, err
 	}
 	if err = fw.NewRowGroupChecked(); err == nil {
-		var pa arrow.Array
-		if pa, err = parquetArray(a); err == nil {
-			err = fw.WriteColumnData(pa)
-			pa.Release()
-		}
+		err = writeColumnData(fw, a)
 	}
 	if cerr := fw.Close(); err == nil {
 		err = cerr
@@ -409,4 +399,15 @@ func (r *parquetRenderer) sizeHint(f int) int {
 	defer r.view.mu.Unlock()
 	l := r.view.lay
 	return len(parquetMagic) + int(l.Units[f]) + len(l.Foot)
+}
+
+// writeColumnData writes column a of the current row group in the form
+// the Parquet writer takes (see parquetArray).
+func writeColumnData(fw *pqarrow.FileWriter, a arrow.Array) error {
+	pa, err := parquetArray(a)
+	if err != nil {
+		return err
+	}
+	defer pa.Release()
+	return fw.WriteColumnData(pa)
 }

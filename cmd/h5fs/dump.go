@@ -66,16 +66,7 @@ func dumpText(w io.Writer, ds *h5core.Dataset) error {
 	case ds.IsScalar():
 		fmt.Fprintf(w, "   DATASPACE  SCALAR\n")
 	default:
-		var cur, max []string
-		for i, d := range ds.Shape() {
-			cur = append(cur, fmt.Sprint(d))
-			if m := ds.MaxShape()[i]; m == h5core.Unlimited {
-				max = append(max, "H5S_UNLIMITED")
-			} else {
-				max = append(max, fmt.Sprint(m))
-			}
-		}
-		fmt.Fprintf(w, "   DATASPACE  SIMPLE { ( %s ) / ( %s ) }\n", strings.Join(cur, ", "), strings.Join(max, ", "))
+		printSimpleDataspace(w, ds)
 	}
 	attrs, err := ds.Attributes()
 	if err != nil {
@@ -118,4 +109,19 @@ func dumpText(w io.Writer, ds *h5core.Dataset) error {
 	}
 	fmt.Fprintf(w, "   }\n}\n")
 	return nil
+}
+
+// printSimpleDataspace prints the DATASPACE line of a simple dataspace:
+// current and maximum dimensions, as h5dump does.
+func printSimpleDataspace(w io.Writer, ds *h5core.Dataset) {
+	var cur, max []string
+	for i, d := range ds.Shape() {
+		cur = append(cur, fmt.Sprint(d))
+		if m := ds.MaxShape()[i]; m == h5core.Unlimited {
+			max = append(max, "H5S_UNLIMITED")
+		} else {
+			max = append(max, fmt.Sprint(m))
+		}
+	}
+	fmt.Fprintf(w, "   DATASPACE  SIMPLE { ( %s ) / ( %s ) }\n", strings.Join(cur, ", "), strings.Join(max, ", "))
 }

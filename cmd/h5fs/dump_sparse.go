@@ -21,16 +21,7 @@ func dumpSparse(w io.Writer, ds *h5core.Dataset, locationsOnly bool) error {
 	}
 	fmt.Fprintf(w, "DATASET %q {\n", ds.Path)
 	fmt.Fprintf(w, "   DATATYPE  %s\n", ds.Type)
-	var cur, max []string
-	for i, d := range ds.Shape() {
-		cur = append(cur, fmt.Sprint(d))
-		if m := ds.MaxShape()[i]; m == h5core.Unlimited {
-			max = append(max, "H5S_UNLIMITED")
-		} else {
-			max = append(max, fmt.Sprint(m))
-		}
-	}
-	fmt.Fprintf(w, "   DATASPACE  SIMPLE { ( %s ) / ( %s ) }\n", strings.Join(cur, ", "), strings.Join(max, ", "))
+	printSimpleDataspace(w, ds)
 	chunks, err := ds.SparseChunks()
 	if err != nil {
 		return err
