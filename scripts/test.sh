@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr)
+pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr acl)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
