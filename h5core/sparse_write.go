@@ -51,7 +51,7 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	var out []byte
 	for i, sec := range [][]byte{sec0, vals} {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
-			enc, mask, err := encodeSection(ds.SectionFilters[i], sec)
+			enc, mask, err := encodeChunk(ds.SectionFilters[i], sec)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: section %d: %w", ds.f.name, ds.Path, scaled, i, err)
 			}
@@ -66,11 +66,3 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	return out, rec, nil
 }
 
-// encodeSection runs one section through its filter pipeline, returning
-// the filtered bytes and the filter mask (bit i set: filter i skipped).
-func encodeSection(filters []Filter, data []byte) ([]byte, uint32, error) {
-	if len(filters) > 0 {
-		return nil, 0, fmt.Errorf("writing filtered sections (filter %s): %w", filterLabel(&filters[0]), ErrUnsupported)
-	}
-	return data, 0, nil
-}

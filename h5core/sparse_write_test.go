@@ -252,3 +252,65 @@ func rowMajor(t *testing.T, sc *SparseChunk, es int) ([]uint64, []byte) {
 	}
 	return outIdx, vals
 }
+
+// TestSparseChunkPartialEdge checks the "don't filter partial edge
+// chunks" flag: a chunk reaching past the extent is stored unfiltered
+// (its record still carries unfiltered sizes and zero masks), an
+// interior one through its section pipelines; both read back. It also
+// checks that a chunk too large for the index's size field is refused.
+func TestSparseChunkPartialEdge(t *testing.T) {
+	shape := []uint64{8, 8}
+	ds := testSparseDataset(shape, 4)
+	ds.layout.stc.flags = stcDontFilterPartial
+	ds.SectionFilters = [][]Filter{{{ID: FilterDeflate, Flags: 1, ClientData: []uint32{6}}}, {{ID: FilterShuffle, Flags: 1, ClientData: []uint32{4}}, {ID: FilterDeflate, Flags: 1, ClientData: []uint32{6}}}}
+	var idx []uint64
+	for i := uint64(0); i < 40; i += 3 {
+		idx = append(idx, i)
+	}
+	vals := make([]byte, 4*len(idx))
+	for i := range vals {
+		vals[i] = byte(i / 4)
+	}
+	for _, c := range []struct {
+		name     string
+		dims     []uint64
+		filtered bool
+	}{
+		{"interior", []uint64{16, 16}, true},
+		{"partial edge", []uint64{6, 16}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ds.geom.dims = c.dims
+			enc, rec, err := ds.encodeSparseChunk([]uint64{0, 0}, c.dims, idx, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel, _ := chunkSelection(shape, idx)
+			plain, _ := sel.Encode()
+			plainSize := uint64(len(plain) + 4 + len(vals))
+			if got := uint64(len(enc)) != plainSize; got != c.filtered {
+				t.Fatalf("stored %d bytes (unfiltered %d): filtered %v, want %v", len(enc), plainSize, got, c.filtered)
+			}
+			if rec.unfiltered[0] != uint64(len(plain)+4) || rec.unfiltered[1] != uint64(len(vals)) || rec.masks[0] != 0 || rec.masks[1] != 0 {
+				t.Fatalf("record %+v", rec)
+			}
+			loc := chunkLoc{scaled: []uint64{0, 0}, size: uint64(len(enc)), stc: rec}
+			back, bvals, err := ds.decodeStructuredBytes(loc, enc, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(selIndices(t, back), idx) || !bytes.Equal(bvals, vals) {
+				t.Fatal("does not read back")
+			}
+		})
+	}
+	ds.layout.stc.csl = 1
+	if _, _, err := ds.encodeSparseChunk([]uint64{0, 0}, []uint64{6, 16}, idx, vals); err != nil {
+		t.Errorf("%d elements in a 1-byte size field: %v", len(idx), err)
+	}
+	idx = append(idx, 41, 43, 45, 47, 49, 51, 53, 55)
+	vals = append(vals, make([]byte, 32)...)
+	if _, _, err := ds.encodeSparseChunk([]uint64{0, 0}, []uint64{6, 16}, idx, vals); err == nil {
+		t.Error("chunk larger than a 1-byte size field: no error")
+	}
+}
