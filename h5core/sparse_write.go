@@ -67,7 +67,6 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	return out, rec, nil
 }
 
-
 // WriteSparseChunk replaces the structured chunk at chunk coordinates
 // scaled of the sparse dataset at path by one holding exactly the
 // positions idx (ascending row-major linear indices inside the chunk)
