@@ -186,3 +186,37 @@ func (w *stcSingleWriter) flush() error {
 	w.d.ds.layout = &l
 	return nil
 }
+
+// SparseChunkAt returns the stored chunk of a sparse dataset at chunk
+// coordinates scaled, decoded with its values, or nil when none is
+// stored there (writers read a chunk before rebuilding it).
+func (ds *Dataset) SparseChunkAt(scaled []uint64) (*SparseChunk, error) {
+	if !ds.IsSparse() {
+		return nil, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
+	}
+	g := ds.geom
+	if len(scaled) != len(g.chunk) {
+		return nil, fmt.Errorf("%s: %s: chunk coordinates %v for rank %d", ds.f.name, ds.Path, scaled, len(g.chunk))
+	}
+	for i, s := range scaled {
+		if s >= (g.dims[i]+g.chunk[i]-1)/g.chunk[i] {
+			return nil, nil
+		}
+	}
+	idx, err := ds.chunkIndex()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := idx.chunk(scaled)
+	if err != nil {
+		return nil, ds.err(err)
+	}
+	if loc.addr == undefAddr {
+		return nil, nil
+	}
+	off := make([]uint64, len(scaled))
+	for i, s := range scaled {
+		off[i] = s * g.chunk[i]
+	}
+	return ds.ReadSparseChunk(ChunkInfo{Offset: off, Addr: loc.addr, StoredSize: loc.size, Sections: loc.stc.info(loc.size)}, true)
+}
