@@ -110,7 +110,7 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 				}
 				nrec := cnt
 				if depth-1 > 0 {
-					nrec = (cnt + 1 + capacity[depth-2]) / (capacity[depth-2] + 1) - 1
+					nrec = (cnt+1+capacity[depth-2])/(capacity[depth-2]+1) - 1
 				}
 				kids = append(kids, child{a, nrec, cnt})
 				i += cnt
