@@ -52,7 +52,7 @@ var hostileCases = []hostileCase{
 			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/up": "x:/%2E.",
 			"t":                                "x:/%2E./%2E./etc",
 		},
-		eio: []string{"abs", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/rel", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/x"},
+		eio:  []string{"abs", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/rel", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/x"},
 		logs: []string{`soft link "abs" to "/etc/passwd:`, `soft link "rel" to "../../../../../../../../etc"`},
 	},
 	{file: "external.h5",
