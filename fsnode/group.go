@@ -76,6 +76,9 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
 	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
+		if target, ok := t.externalTarget(me.depth, l); ok {
+			return []entry{{name: name, target: target}}
+		}
 		// Not a symbolic link: its target lies outside the mount.
 		err := fmt.Errorf("%s link to %q in %q: %w", l.Type, l.Target, l.File, h5core.ErrLinkNotFollowed)
 		return []entry{{name: name, file: errorFile(where, err)}}

@@ -31,6 +31,12 @@ type Options struct {
 	// Cache keeps the renderers' sizing passes across mounts; nil means
 	// none.
 	Cache *arrowexport.Cache
+	// ExternalLink, if set, returns the symbolic link target that an
+	// external link l shows as, in a directory at depth depth below the
+	// tree's root (0: the root), or false to show it as an entry that
+	// reads as EIO. The target must stay inside the mount: climb at most
+	// to the mount's root, then name only what the mount shows.
+	ExternalLink func(depth int, l h5core.Link) (string, bool)
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
