@@ -34,6 +34,7 @@ type corpusCase struct {
 	Size        int    `json:"size"`
 	Expect      string `json:"expect"`
 	PipelineMsg string `json:"pipeline_msg"`
+	dir         string // under testdata
 }
 
 func (c *corpusCase) pipeline() []Filter {
@@ -47,9 +48,13 @@ func (c *corpusCase) pipeline() []Filter {
 	return p
 }
 
-func loadCorpus(t testing.TB) []corpusCase {
+func loadCorpus(t testing.TB) []corpusCase { return loadCorpusDir(t, "filters") }
+
+// loadCorpusDir loads the manifest of a chunk corpus under testdata
+// (filters, filters_plugins).
+func loadCorpusDir(t testing.TB, dir string) []corpusCase {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "filters", "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join("testdata", dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +62,20 @@ func loadCorpus(t testing.TB) []corpusCase {
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatal(err)
 	}
+	for i := range cases {
+		cases[i].dir = dir
+	}
 	return cases
+}
+
+// read returns a file of the case's corpus.
+func (c *corpusCase) read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", c.dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func readCorpusFile(t testing.TB, name string) []byte {
