@@ -35,6 +35,10 @@ type Options struct {
 	// external link l in the group at HDF5 path group shows as, or false
 	// to show it as unresolved (FILE:PATH).
 	ExternalLink func(group string, l h5core.Link) (string, bool)
+
+	// stale, if set, reports whether the HDF5 file has changed since the
+	// tree was made (see changes.go).
+	stale func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
