@@ -2,7 +2,6 @@ package arrowexport
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,7 +21,8 @@ import (
 // business.
 //
 // Bytes are fed with Write as they arrive, in pieces of any size; a line
-// is parsed once it is complete (quoted fields may span lines). A header
+// is parsed once it is complete (quoted fields may span lines), or at
+// Flush. A header
 // line equal to the view's, first in the stream, is skipped. A line that
 // does not parse is an error naming its line and column; the parser keeps
 // failing after that.
@@ -120,9 +120,8 @@ func (p *CSVParser) Write(b []byte) error {
 	return nil
 }
 
-// Close parses a last line that has no line end. The parser takes no
-// more bytes after it.
-func (p *CSVParser) Close() error {
+// Flush parses a last line that has no line end, as if it had one.
+func (p *CSVParser) Flush() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -131,9 +130,8 @@ func (p *CSVParser) Close() error {
 			p.err = err
 			return err
 		}
-		p.pending = nil
+		p.pending = p.pending[:0]
 	}
-	p.err = errors.New("arrowexport: CSV parser is closed")
 	return nil
 }
 

@@ -77,7 +77,7 @@ func parseView(t *testing.T, tbl *Table, piece int) []arrow.Array {
 		}
 		text = text[k:]
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return p.NewArrays()
@@ -173,7 +173,7 @@ func TestCSVParseErrors(t *testing.T) {
 		}
 		err = p.Write([]byte(tc.text))
 		if err == nil {
-			err = p.Close()
+			err = p.Flush()
 		}
 		var ce *CSVError
 		switch {
@@ -209,7 +209,7 @@ func FuzzCSVParser(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer p.Release()
-		if p.Write(b) != nil || p.Close() != nil {
+		if p.Write(b) != nil || p.Flush() != nil {
 			return
 		}
 		rows := p.Rows()
