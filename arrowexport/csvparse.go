@@ -33,8 +33,9 @@ type CSVParser struct {
 	header  []byte
 	oneCol  bool
 	pending []byte // bytes of an incomplete line
-	line    int64  // lines seen
-	rows    int
+	line    int64   // lines seen
+	rows    int     // rows parsed since NewArrays
+	lineOf  []int64 // the line of each of those rows
 	err     error
 }
 
@@ -138,19 +139,18 @@ func (p *CSVParser) Flush() error {
 // Rows returns the number of rows parsed so far.
 func (p *CSVParser) Rows() int { return p.rows }
 
-// Lines returns the number of lines parsed so far (header included).
-func (p *CSVParser) Lines() int64 { return p.line }
-
 // NewArrays returns the rows parsed since the last call, one array per
-// column (labels for dictionary columns), and starts afresh. The caller
-// releases them.
-func (p *CSVParser) NewArrays() []arrow.Array {
+// column (labels for dictionary columns), and the line of each row (1 is
+// the first line written), and starts afresh. The caller releases the
+// arrays.
+func (p *CSVParser) NewArrays() ([]arrow.Array, []int64) {
 	out := make([]arrow.Array, len(p.build))
 	for j, b := range p.build {
 		out[j] = b.NewArray()
 	}
-	p.rows = 0
-	return out
+	lines := p.lineOf
+	p.rows, p.lineOf = 0, nil
+	return out, lines
 }
 
 // Release frees the rows not taken by NewArrays.
@@ -206,6 +206,7 @@ func (p *CSVParser) parseLine(l []byte) error {
 		}
 	}
 	p.rows++
+	p.lineOf = append(p.lineOf, p.line)
 	return nil
 }
 

@@ -80,7 +80,8 @@ func parseView(t *testing.T, tbl *Table, piece int) []arrow.Array {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	return p.NewArrays()
+	arrs, _ := p.NewArrays()
+	return arrs
 }
 
 // TestCSVParseRoundTrip: every line the CSV views of the test tables
@@ -213,7 +214,11 @@ func FuzzCSVParser(f *testing.F) {
 			return
 		}
 		rows := p.Rows()
-		for _, a := range p.NewArrays() {
+		arrs, lines := p.NewArrays()
+		if len(lines) != rows {
+			t.Fatalf("%d rows parsed, %d line numbers", rows, len(lines))
+		}
+		for _, a := range arrs {
 			if a.Len() != rows {
 				t.Fatalf("%d rows parsed, a column has %d", rows, a.Len())
 			}

@@ -77,9 +77,7 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 	if ch := parent.GetChild(name); ch != nil {
 		return ch, 0
 	}
-	if e.file != nil {
-		defer e.file.setInode(parent, name)
-	}
+
 	var ops fs.InodeEmbedder
 	switch {
 	case e.dir != nil:
@@ -89,7 +87,11 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 	default:
 		ops = &linkNode{t: t, target: e.target}
 	}
-	return parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+	in := parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT})
+	if e.file != nil {
+		e.file.setInode(in)
+	}
+	return in, 0
 }
 
 // OpendirHandle implements fs.NodeOpendirHandler.

@@ -107,6 +107,7 @@ func (h *writeHandle) fail(err error) {
 	h.n.t.opt.Log.Printf("h5fs: %s: %v; nothing more of this open file is committed", h.n.f.path, err)
 	h.failed = true
 	h.app.Abort()
+	invalidate([]*file{h.n.f}) // the kernel counted the refused bytes in its size
 }
 
 // commit commits what the handle holds.
@@ -202,10 +203,9 @@ func invalidate(files []*file) {
 	}
 }
 
-// setInode records the kernel node of f, the child name of parent,
-// once Lookup has made it.
-func (f *file) setInode(parent *fs.Inode, name string) {
+// setInode records the kernel node Lookup made for f.
+func (f *file) setInode(in *fs.Inode) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inode = parent.GetChild(name)
+	f.inode = in
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/table"
@@ -175,18 +174,19 @@ func (f *file) rebind(nf *file) {
 	f.newView, f.view, f.err, f.finalized = nf.newView, nil, nil, false
 }
 
-// csvAppender parses the lines appended to a whole-table CSV and commits
-// them as one append.
+// csvAppender parses the lines appended to a whole-table CSV and encodes
+// their values as they arrive, so that a line the table cannot take fails
+// the write that carried it; the rows commit as one append.
 type csvAppender struct {
 	t    *Tree
 	path string
+	tb   *table.Table // the table as the mount shows it: for encoding
 	p    *arrowexport.CSVParser
+	cols [][]byte // encoded rows not committed yet, one buffer per column
 }
 
 func (t *Tree) newCSVAppender(path string) (Appender, error) {
-	t.w.mu.Lock()
-	tb, err := table.Open(t.w.rw.File(), path, table.Lenient)
-	t.w.mu.Unlock()
+	tb, err := table.Open(t.f, path, table.Lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +194,37 @@ func (t *Tree) newCSVAppender(path string) (Appender, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &csvAppender{t: t, path: path, p: p}, nil
+	return &csvAppender{t: t, path: path, tb: tb, p: p, cols: make([][]byte, len(tb.Columns))}, nil
 }
 
 func (a *csvAppender) Write(b []byte) error {
 	if err := a.p.Write(b); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return a.encode()
+}
+
+// encode encodes the rows parsed so far.
+func (a *csvAppender) encode() error {
+	if a.p.Rows() == 0 {
+		return nil
+	}
+	arrs, lines := a.p.NewArrays()
+	defer func() {
+		for _, x := range arrs {
+			x.Release()
+		}
+	}()
+	for j, c := range a.tb.Columns {
+		raw, err := c.Encode(arrs[j])
+		var re *table.RowError
+		if errors.As(err, &re) {
+			return fmt.Errorf("%w: line %d, column %q: %v", ErrInvalid, lines[re.Row], c.Name, re.Err)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		a.cols[j] = append(a.cols[j], raw...)
 	}
 	return nil
 }
@@ -208,39 +233,20 @@ func (a *csvAppender) Commit() error {
 	if err := a.p.Flush(); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if a.p.Rows() == 0 {
+	if err := a.encode(); err != nil {
+		return err
+	}
+	if len(a.cols) == 0 || len(a.cols[0]) == 0 {
 		return nil
 	}
-	arrs := a.p.NewArrays()
-	defer func() {
-		for _, x := range arrs {
-			x.Release()
-		}
-	}()
-	return a.t.commit(a.path, func(tb *table.Table, tx *h5core.Tx) error {
-		cols, err := encodeColumns(tb, arrs)
-		if err != nil {
-			return err
-		}
-		return tb.Append(tx, cols)
-	})
+	err := a.t.commit(a.path, func(tb *table.Table, tx *h5core.Tx) error { return tb.Append(tx, a.cols) })
+	clear(a.cols)
+	return err
 }
 
-func (a *csvAppender) Abort() { a.p.Release() }
-
-// encodeColumns encodes parsed rows, one array per column in view order.
-func encodeColumns(tb *table.Table, arrs []arrow.Array) ([][]byte, error) {
-	if len(arrs) != len(tb.Columns) {
-		return nil, fmt.Errorf("%d columns parsed, the table has %d", len(arrs), len(tb.Columns))
-	}
-	cols := make([][]byte, len(arrs))
-	for j, c := range tb.Columns {
-		var err error
-		if cols[j], err = c.Encode(arrs[j]); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-	}
-	return cols, nil
+func (a *csvAppender) Abort() {
+	a.p.Release()
+	clear(a.cols)
 }
 
 // rawAppender appends packed elements to one column's pending rows; the
