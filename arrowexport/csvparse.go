@@ -32,7 +32,7 @@ type CSVParser struct {
 	build   []array.Builder
 	header  []byte
 	oneCol  bool
-	pending []byte // bytes of an incomplete line
+	pending []byte  // bytes of an incomplete line
 	line    int64   // lines seen
 	rows    int     // rows parsed since NewArrays
 	lineOf  []int64 // the line of each of those rows
