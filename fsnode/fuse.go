@@ -96,6 +96,9 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 
 // OpendirHandle implements fs.NodeOpendirHandler.
 func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if n.t.stale() {
+		return nil, 0, syscall.ESTALE
+	}
 	return n.t.opendir(n.d)
 }
 
@@ -144,6 +147,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 			return nil, 0, syscall.EROFS
 		}
 		return n.openWrite(flags)
+	}
+	if n.t.stale() {
+		return nil, 0, syscall.ESTALE
 	}
 	if _, err := n.t.finalize(n.f); err != nil {
 		return nil, 0, syscall.EIO

@@ -42,6 +42,10 @@ type Options struct {
 	// a Snapshot of RW, through which table files take appends and
 	// truncation. Nil means read-only.
 	RW *h5core.RW
+
+	// stale, if set, reports whether the HDF5 file has changed since the
+	// tree was made (see changes.go).
+	stale func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
