@@ -67,6 +67,23 @@ var appendCases = map[string][]appendCase{
 		{path: "/fixed", size: 4, width: 1, rows: 10},
 		{path: "/fixed", size: 4, width: 1, rows: 11, err: true},
 		{path: "/contig", size: 4, width: 1, rows: 1, err: true},
+		{path: "/t/empty", size: 8, width: 1, rows: 9},
+		{path: "/fixed_empty", size: 4, width: 1, rows: 3},
+	},
+	"latest": {
+		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/c", size: 4, width: 3, rows: 5},
+		{path: "/t/many", size: 8, width: 1, rows: 700},
+		{path: "/fixed", size: 4, width: 1, rows: 10},
+		{path: "/fixed", size: 4, width: 1, rows: 11, err: true},
+		{path: "/contig", size: 4, width: 1, rows: 1, err: true},
+		{path: "/paged", size: 2, width: 1, rows: 1500},
+		{path: "/implicit", size: 4, width: 1, rows: 10},
+		{path: "/t/empty", size: 8, width: 1, rows: 9},
+		{path: "/fixed_empty", size: 4, width: 1, rows: 3},
+		{path: "/ea_big", size: 4, width: 1, rows: 5000},
+		{path: "/single", size: 4, width: 1, rows: 1, err: true},
+		{path: "/single_empty", size: 4, width: 1, rows: 0},
 	},
 }
 
@@ -74,7 +91,7 @@ func rowsValues(c appendCase, start int) []float64 {
 	var v []float64
 	for r := range c.rows {
 		for k := range c.width {
-			v = append(v, float64((start+r)*100+k+7))
+			v = append(v, float64(((start+r)*100+k+7)%30000))
 		}
 	}
 	return v
@@ -147,6 +164,9 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareDigest(t, after[p], want)
+			if err := crashtest.H5dump(p); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }
