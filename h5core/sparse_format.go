@@ -40,3 +40,22 @@ const (
 	stcBtreeHeaderVersion = 1
 	stcBtreeNodeVersion   = 0
 )
+
+// stcArrayEntry returns the client id and entry size of a new fixed or
+// extensible array indexing structured chunks (§7.1-7.3).
+func stcArrayEntry(s *stcLayout, filtered bool, so int) (client uint8, size int) {
+	if filtered {
+		return stcArrayClientFiltered, so + s.recordSize(true)
+	}
+	return stcArrayClient, so + s.recordSize(false)
+}
+
+// arrayBlockVersion returns the version of the header and blocks of a
+// fixed or extensible array of the given client: stcArrayVersion for
+// structured chunks, 0 (as libhdf5 writes) for ordinary ones.
+func arrayBlockVersion(client uint8) uint8 {
+	if client == stcArrayClient || client == stcArrayClientFiltered {
+		return stcArrayVersion
+	}
+	return 0
+}

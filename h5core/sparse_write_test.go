@@ -373,7 +373,7 @@ func TestStructuredLayoutEncode(t *testing.T) {
 				}
 			}
 			rank := len(loc.scaled)
-			b := s.appendIndexRecord(nil, loc, filtered, rank)
+			b := s.appendIndexRecord(nil, 8, loc, filtered, rank)
 			if len(b) != 8+rank*8+s.recordSize(filtered) {
 				t.Fatalf("%s: record of %d bytes", key, len(b))
 			}

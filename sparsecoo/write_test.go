@@ -16,7 +16,7 @@ import (
 )
 
 // writableIndexes are the chunk index kinds Writer is tested on.
-var writableIndexes = map[string]bool{"single": true}
+var writableIndexes = map[string]bool{"single": true, "fixed_array": true, "extensible_array": true}
 
 // encodeValue packs v as one element of the fixture dtype.
 func encodeValue(dtype string, v float64) []byte {
