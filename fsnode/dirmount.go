@@ -304,10 +304,10 @@ func (m *member) evict() {
 	}
 }
 
-// externalLink resolves an external link of the member's group at HDF5
-// path group to a symbolic link to the object inside the mount, when the
-// link's file is a file of the mount.
-func (m *member) externalLink(group string, l h5core.Link) (string, bool) {
+// externalLink resolves an external link, in a directory at depth depth
+// of the member's tree, to a symbolic link to the object inside the
+// mount, when the link's file is a file of the mount.
+func (m *member) externalLink(depth int, l h5core.Link) (string, bool) {
 	file := l.File
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(filepath.Dir(m.name), file)
@@ -316,7 +316,7 @@ func (m *member) externalLink(group string, l h5core.Link) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	ups := strings.Count(filepath.ToSlash(m.rel), "/") + 1 + depth(group)
+	ups := strings.Count(filepath.ToSlash(m.rel), "/") + 1 + depth
 	target := strings.Repeat("../", ups) + filepath.ToSlash(to.rel)
 	for _, p := range strings.Split(l.Target, "/") {
 		if p != "" && p != "." {
@@ -328,22 +328,11 @@ func (m *member) externalLink(group string, l h5core.Link) (string, bool) {
 
 // externalTarget returns the symbolic link an external link shows as,
 // if the tree's ExternalLink option resolves it.
-func (t *Tree) externalTarget(group string, l h5core.Link) (string, bool) {
+func (t *Tree) externalTarget(depth int, l h5core.Link) (string, bool) {
 	if t.opt.ExternalLink == nil {
 		return "", false
 	}
-	return t.opt.ExternalLink(group, l)
-}
-
-// depth is the number of names in an HDF5 path ("/" has none).
-func depth(p string) int {
-	n := 0
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			n++
-		}
-	}
-	return n
+	return t.opt.ExternalLink(depth, l)
 }
 
 // MountDir mounts the tree of a directory of HDF5 files read-only at

@@ -62,6 +62,7 @@ type appendCase struct {
 var appendCases = map[string][]appendCase{
 	"earliest": {
 		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/b", size: 8, float: true, width: 1, rows: 9},
 		{path: "/t/c", size: 4, width: 3, rows: 5},
 		{path: "/t/many", size: 8, width: 1, rows: 700},
 		{path: "/fixed", size: 4, width: 1, rows: 10},
@@ -72,6 +73,7 @@ var appendCases = map[string][]appendCase{
 	},
 	"latest": {
 		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/b", size: 8, float: true, width: 1, rows: 9},
 		{path: "/t/c", size: 4, width: 3, rows: 5},
 		{path: "/t/many", size: 8, width: 1, rows: 700},
 		{path: "/fixed", size: 4, width: 1, rows: 10},
@@ -82,6 +84,8 @@ var appendCases = map[string][]appendCase{
 		{path: "/t/empty", size: 8, width: 1, rows: 9},
 		{path: "/fixed_empty", size: 4, width: 1, rows: 3},
 		{path: "/ea_big", size: 4, width: 1, rows: 5000},
+		{path: "/bt2", size: 4, width: 3, rows: 400},
+		{path: "/bt2_gzip", size: 4, width: 3, rows: 7},
 		{path: "/single", size: 4, width: 1, rows: 1, err: true},
 		{path: "/single_empty", size: 4, width: 1, rows: 0},
 	},
