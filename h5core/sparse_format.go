@@ -59,3 +59,27 @@ func arrayBlockVersion(client uint8) uint8 {
 	}
 	return 0
 }
+
+// stcBtreeRecords returns the record type, record size and record
+// encoder of a v2 B-tree indexing structured chunks of rank rank
+// (§7.4): address, chunk size, scaled coordinates, section offsets and,
+// filtered, unfiltered sizes and masks.
+func stcBtreeRecords(s *stcLayout, filtered bool, so, rank int) (uint8, int, func(b []byte, loc chunkLoc)) {
+	typ := uint8(stcBtreeType)
+	if filtered {
+		typ = stcBtreeTypeFiltered
+	}
+	return typ, so + 8*rank + s.recordSize(filtered), func(b []byte, loc chunkLoc) {
+		copy(b, s.appendIndexRecord(nil, so, loc, filtered, rank))
+	}
+}
+
+// btree2Versions returns the versions of a v2 B-tree chunk index's
+// header and nodes: those of §7.4 for structured chunks, 0 (libhdf5's)
+// otherwise.
+func btree2Versions(l *layout) (header, node uint8) {
+	if l.stc != nil {
+		return stcBtreeHeaderVersion, stcBtreeNodeVersion
+	}
+	return 0, 0
+}
