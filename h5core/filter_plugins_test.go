@@ -152,3 +152,17 @@ func TestBitshuffleZstd(t *testing.T) {
 		})
 	}
 }
+
+func TestFilterDecodable(t *testing.T) {
+	for _, tc := range []struct {
+		id   uint16
+		want bool
+	}{
+		{FilterDeflate, true}, {FilterBzip2, true}, {FilterLZO, true}, {FilterBitshuffle, true},
+		{32013, false}, {32026, false}, {40000, false},
+	} {
+		if got := FilterDecodable(tc.id); got != tc.want {
+			t.Errorf("FilterDecodable(%d) = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}

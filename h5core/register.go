@@ -57,6 +57,9 @@ func FilterName(id uint16) string {
 	return ""
 }
 
+// FilterDecodable reports whether h5core reads chunks filtered with id.
+func FilterDecodable(id uint16) bool { return filterDecoderFor(id) != nil }
+
 // DisplayName is the filter's name for listings: the name stored in the
 // file, else the registered name of its id (version 2 messages store no
 // names for the filters the format defines), else "".
