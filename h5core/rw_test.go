@@ -3,6 +3,7 @@ package h5core_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -290,5 +291,42 @@ func TestRecoverAtOpen(t *testing.T) {
 	rw2.Close()
 	if now, _ := os.ReadFile(p); !bytes.Equal(now, orig) {
 		t.Error("OpenRW did not roll the hot journal back")
+	}
+}
+
+// TestSetAttributeShape shrinks a list attribute, compact (/t) and, in
+// the latest format, dense (/attrs).
+func TestSetAttributeShape(t *testing.T) {
+	for _, file := range []string{"earliest", "latest"} {
+		p := copyFixture(t, file)
+		rw, err := h5core.OpenRW(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _ := rw.Begin()
+		for _, obj := range []string{"/t", "/attrs"} {
+			if err := tx.SetAttributeShape(obj, "list", []uint64{3}, le(8, false, 7, 8, 9)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.SetAttributeShape("/t", "list", []uint64{6}, le(8, false, 1, 2, 3, 4, 5, 6)); err == nil {
+			t.Error("growing an attribute past its message succeeded")
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rw.Close()
+		d, err := crashtest.Digest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range []string{"/t", "/attrs"} {
+			if got := fmt.Sprint(d[p].Attrs[obj]["list"]); got != "[7 8 9]" {
+				t.Errorf("%s %s: list is %s, want [7 8 9] (%s)", file, obj, got, d[p].Error)
+			}
+		}
+		if err := crashtest.H5dump(p); err != nil {
+			t.Error(err)
+		}
 	}
 }
