@@ -8,9 +8,6 @@ import "encoding/binary"
 func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 	f := tx.w.f
 	l, g := d.ds.layout, d.ds.geom
-	if l.stc != nil {
-		return nil, d.errf("structured-chunk v2 B-tree index: %v here", ErrUnsupported)
-	}
 	w := &tableWriter{d: d}
 	t, err := f.newBtree2ChunkIndex(l, g)
 	if err != nil {
@@ -26,6 +23,9 @@ func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 			return nil, err
 		}
 		p = bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}
+	}
+	if p.nodeSize == 0 { // structured-chunk layouts may store 0 (format doc §3.1)
+		p.nodeSize = 2048
 	}
 	w.build = func(locs []chunkLoc) (uint64, error) { return tx.buildBtree2Chunks(l, g, p, locs) }
 	return w, nil
@@ -43,9 +43,18 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 		typ, sizeWidth = bt2ChunkFiltered, f.filteredSizeWidth(l, g)
 		recSize += sizeWidth + 4
 	}
+	var stcRec func(b []byte, loc chunkLoc)
+	if l.stc != nil {
+		typ, recSize, stcRec = stcBtreeRecords(l.stc, g.filtered, so, rank)
+	}
 	recs := make([][]byte, len(locs))
 	for i, loc := range locs {
 		b := make([]byte, recSize)
+		recs[i] = b
+		if stcRec != nil {
+			stcRec(b, loc)
+			continue
+		}
 		putAddr(b, loc.addr, so)
 		at := so
 		if g.filtered {
@@ -56,16 +65,17 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 		for i, s := range loc.scaled {
 			binary.LittleEndian.PutUint64(b[at+8*i:], s)
 		}
-		recs[i] = b
 	}
-	return tx.buildBtree2(typ, recSize, p, recs)
+	hv, nv := btree2Versions(l)
+	return tx.buildBtree2(typ, recSize, p, recs, hv, nv)
 }
 
 // buildBtree2 writes a v2 B-tree of the given record type holding recs
-// (encoded, in key order) and returns its header's address. The tree has
+// (encoded, in key order) with the given header and node versions, and
+// returns its header's address. The tree has
 // the least depth that holds them, records spread evenly; every node is
 // allocated at the full node size, as libhdf5 reads it.
-func (tx *Tx) buildBtree2(typ uint8, recSize int, p bt2Params, recs [][]byte) (uint64, error) {
+func (tx *Tx) buildBtree2(typ uint8, recSize int, p bt2Params, recs [][]byte, hv, nv uint8) (uint64, error) {
 	f := tx.w.f
 	so, sl := f.so, f.sl
 	t := &btree2{nodeSize: uint64(p.nodeSize), recSize: recSize, typ: typ}
@@ -94,7 +104,7 @@ func (tx *Tx) buildBtree2(typ uint8, recSize int, p bt2Params, recs [][]byte) (u
 			sig = "BTIN"
 		}
 		copy(b, sig)
-		b[4], b[5] = 0, typ
+		b[4], b[5] = nv, typ
 		pos := bt2Prefix
 		if depth == 0 {
 			for _, loc := range locs {
@@ -160,7 +170,7 @@ func (tx *Tx) buildBtree2(typ uint8, recSize int, p bt2Params, recs [][]byte) (u
 	}
 	hdr := make([]byte, bt2Overhead+4+2+2+1+1+so+2+sl)
 	copy(hdr, "BTHD")
-	hdr[4], hdr[5] = 0, typ
+	hdr[4], hdr[5] = hv, typ
 	binary.LittleEndian.PutUint32(hdr[6:], p.nodeSize)
 	binary.LittleEndian.PutUint16(hdr[10:], uint16(recSize))
 	binary.LittleEndian.PutUint16(hdr[12:], uint16(t.depth))

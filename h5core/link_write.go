@@ -198,5 +198,5 @@ func (tx *Tx) rebuildWithout(addr uint64, typ uint8, recSize int, drop func(rec 
 	if err != nil {
 		return 0, err
 	}
-	return tx.buildBtree2(typ, recSize, bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}, recs)
+	return tx.buildBtree2(typ, recSize, bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}, recs, 0, 0)
 }
