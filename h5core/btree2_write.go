@@ -8,9 +8,6 @@ import "encoding/binary"
 func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 	f := tx.w.f
 	l, g := d.ds.layout, d.ds.geom
-	if l.stc != nil {
-		return nil, d.errf("structured-chunk v2 B-tree index: %v here", ErrUnsupported)
-	}
 	w := &tableWriter{d: d}
 	t, err := f.newBtree2ChunkIndex(l, g)
 	if err != nil {
@@ -26,6 +23,9 @@ func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 			return nil, err
 		}
 		p = bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}
+	}
+	if p.nodeSize == 0 { // structured-chunk layouts may store 0 (format doc §3.1)
+		p.nodeSize = 2048
 	}
 	w.build = func(locs []chunkLoc) (uint64, error) { return tx.buildBtree2Chunks(l, g, p, locs) }
 	return w, nil
@@ -44,6 +44,10 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 	if g.filtered {
 		typ, sizeWidth = bt2ChunkFiltered, f.filteredSizeWidth(l, g)
 		recSize += sizeWidth + 4
+	}
+	var stcRec func(b []byte, loc chunkLoc)
+	if l.stc != nil {
+		typ, recSize, stcRec = stcBtreeRecords(l.stc, g.filtered, so, rank)
 	}
 	t := &btree2{nodeSize: uint64(p.nodeSize), recSize: recSize, typ: typ}
 	n := uint64(len(locs))
@@ -64,6 +68,10 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 		}
 	}
 	rec := func(b []byte, loc chunkLoc) {
+		if stcRec != nil {
+			stcRec(b, loc)
+			return
+		}
 		putAddr(b, loc.addr, so)
 		at := so
 		if g.filtered {
@@ -83,7 +91,8 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 			sig = "BTIN"
 		}
 		copy(b, sig)
-		b[4], b[5] = 0, typ
+		_, b[4] = btree2Versions(l)
+		b[5] = typ
 		pos := bt2Prefix
 		if depth == 0 {
 			for _, loc := range locs {
@@ -148,7 +157,8 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 	}
 	hdr := make([]byte, bt2Overhead+4+2+2+1+1+so+2+sl)
 	copy(hdr, "BTHD")
-	hdr[4], hdr[5] = 0, typ
+	hdr[4], _ = btree2Versions(l)
+	hdr[5] = typ
 	binary.LittleEndian.PutUint32(hdr[6:], p.nodeSize)
 	binary.LittleEndian.PutUint16(hdr[10:], uint16(recSize))
 	binary.LittleEndian.PutUint16(hdr[12:], uint16(t.depth))
