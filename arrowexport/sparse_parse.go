@@ -46,9 +46,9 @@ func (c *COOParser) Write(b []byte) error {
 	return c.collect()
 }
 
-// Close parses a last line without a line end.
-func (c *COOParser) Close() error {
-	if err := c.p.Close(); err != nil {
+// Flush parses a last line without a line end, as if it had one.
+func (c *COOParser) Flush() error {
+	if err := c.p.Flush(); err != nil {
 		return err
 	}
 	return c.collect()
@@ -62,8 +62,7 @@ func (c *COOParser) collect() error {
 	if c.p.Rows() == 0 {
 		return nil
 	}
-	first := c.p.Lines() - int64(c.p.Rows()) + 1
-	arrs := c.p.NewArrays()
+	arrs, lines := c.p.NewArrays()
 	defer func() {
 		for _, a := range arrs {
 			a.Release()
@@ -76,9 +75,12 @@ func (c *COOParser) collect() error {
 	}
 	for i := 0; i < val.Len(); i++ {
 		for k := 0; k < c.rank; k++ {
-			v := arrs[k].(*array.Int64)
+			v, ok := arrs[k].(*array.Int64)
+			if !ok {
+				return fmt.Errorf("line %d: coordinate column %d of type %s", lines[i], k, arrs[k].DataType())
+			}
 			if v.IsNull(i) || v.Value(i) < 0 {
-				return fmt.Errorf("line %d: coordinate %d is missing or negative", first+int64(i), k)
+				return fmt.Errorf("line %d: coordinate %d is missing or negative", lines[i], k)
 			}
 			c.coords = append(c.coords, uint64(v.Value(i)))
 		}
@@ -88,7 +90,7 @@ func (c *COOParser) collect() error {
 			continue
 		}
 		if raw == nil || !fixedWidth(val.DataType(), c.es) {
-			return fmt.Errorf("line %d: value of type %s cannot be written", first+int64(i), val.DataType())
+			return fmt.Errorf("line %d: value of type %s cannot be written", lines[i], val.DataType())
 		}
 		c.erase = append(c.erase, false)
 		c.vals = append(c.vals, raw[i*c.es:(i+1)*c.es]...)

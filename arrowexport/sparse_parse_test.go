@@ -50,7 +50,7 @@ func TestCOOParserRoundTrip(t *testing.T) {
 			}
 			text = text[n:]
 		}
-		if err := p.Close(); err != nil {
+		if err := p.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		var coords []uint64
