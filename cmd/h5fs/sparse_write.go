@@ -18,27 +18,10 @@ import (
 // Writing sparse datasets from the command line: import-mtx and sparsify
 // define elements of an existing structured-chunk sparse dataset, in
 // commits of sparseBatch elements (each affected chunk rewritten once per
-// commit), with progress on stderr for long runs.
+// commit), with a progress bar on a terminal.
 
 // sparseBatch is how many elements one commit takes.
 const sparseBatch = 1 << 20
-
-// progress prints "what: done/total" on stderr at every tenth of a run of
-// at least progressMin items.
-type progress struct {
-	what        string
-	total, next int64
-}
-
-const progressMin = 1 << 20
-
-func (p *progress) at(done int64) {
-	if p.total < progressMin || done < p.next {
-		return
-	}
-	fmt.Fprintf(os.Stderr, "h5fs: %s: %d/%d\n", p.what, done, p.total)
-	p.next = done + p.total/10
-}
 
 // openSparseWriter opens FILE for writing and a Writer of its sparse
 // dataset DST (which must exist).
@@ -96,8 +79,9 @@ func runImportMTX(args []string, stdout io.Writer) error {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	line, pattern, header := 0, false, false
 	var rows, cols uint64
-	pr := progress{what: "import-mtx " + mtx}
-	var done int64
+	pr := &progress{}
+	defer func() { pr.finish() }()
+	var done, shown int64
 	var text bytes.Buffer
 	flush := func() error {
 		if err := p.Write(text.Bytes()); err != nil {
@@ -110,7 +94,8 @@ func runImportMTX(args []string, stdout io.Writer) error {
 		if err := w.Commit(); err != nil {
 			return err
 		}
-		pr.at(done)
+		pr.add(done - shown)
+		shown = done
 		return nil
 	}
 	for sc.Scan() {
@@ -143,7 +128,7 @@ func runImportMTX(args []string, stdout io.Writer) error {
 			if max := ds.MaxShape(); rows > max[0] || cols > max[1] {
 				return fmt.Errorf("%s: a %d x %d matrix does not fit %s (maximum %v)", mtx, rows, cols, dst, max)
 			}
-			pr.total = nnz
+			pr = newProgress(nnz, "elements")
 			continue
 		}
 		want := 3
@@ -220,7 +205,8 @@ func runSparsify(args []string, stdout io.Writer) error {
 		}
 	}
 	total := int64(sds.NumElements())
-	pr := progress{what: "sparsify " + src, total: total}
+	pr := newProgress(total, "elements")
+	defer pr.finish()
 	row := int64(1)
 	for _, d := range shape[1:] {
 		row *= int64(d)
@@ -255,7 +241,7 @@ func runSparsify(args []string, stdout io.Writer) error {
 		if err := w.Commit(); err != nil {
 			return err
 		}
-		pr.at(r0*row + n)
+		pr.add(n)
 	}
 	fmt.Fprintf(stdout, "%s: %d of %d elements defined in %s\n", src, defined, total, dst)
 	return nil
