@@ -31,43 +31,55 @@ func (t *Tree) sparseEntry(name string, o *h5core.Object) (entry, bool) {
 // datasets, and .meta.json. ds is nil for an anndata group.
 func (t *Tree) sparseDir(o *h5core.Object, ds *h5core.Dataset) *dir {
 	return &dir{attrs: o.Path, list: func() ([]entry, error) {
-		var m *sparsecoo.Matrix
-		var err error
-		if ds != nil {
-			m, err = sparsecoo.Open(ds)
-		} else {
-			m, err = sparsecoo.OpenGroup(o)
+		es, err := t.sparseEntries(o, ds)
+		if err == nil && ds != nil {
+			t.trackSparse(o.Path, es)
 		}
-		if err != nil {
-			return nil, err
-		}
-		views, err := arrowexport.SparseViews(ds, m, t.viewOptions(o.Path))
-		if err != nil {
-			return nil, err
-		}
-		es := []entry{t.metaEntry(o, nil, nil)}
-		if ds != nil {
-			es[0] = t.viewEntry(metaName, o.Path, func() (View, error) {
-				b, err := arrowexport.SparseMetaJSON(ds, m)
-				return bytesView(b), err
-			})
-		}
-		var csr []entry
-		for _, n := range arrowexport.SparseViewNames(len(m.Shape())) {
-			v, ok := views[n]
-			if !ok {
-				continue
-			}
-			e := t.viewEntry(strings.TrimPrefix(n, "csr/"), o.Path, func() (View, error) { return v, nil })
-			if strings.HasPrefix(n, "csr/") {
-				csr = append(csr, e)
-			} else {
-				es = append(es, e)
-			}
-		}
-		if csr != nil {
-			es = append(es, entry{name: "csr", dir: &dir{attrs: o.Path, list: func() ([]entry, error) { return csr, nil }}})
-		}
-		return es, nil
+		return es, err
 	}}
+}
+
+// sparseEntries makes the entries of sparseDir.
+func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, error) {
+	var m *sparsecoo.Matrix
+	var err error
+	if ds != nil {
+		m, err = sparsecoo.Open(ds)
+	} else {
+		m, err = sparsecoo.OpenGroup(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	views, err := arrowexport.SparseViews(ds, m, t.viewOptions(o.Path))
+	if err != nil {
+		return nil, err
+	}
+	es := []entry{t.metaEntry(o, nil, nil)}
+	if ds != nil {
+		es[0] = t.viewEntry(metaName, o.Path, func() (View, error) {
+			b, err := arrowexport.SparseMetaJSON(ds, m)
+			return bytesView(b), err
+		})
+	}
+	var csr []entry
+	for _, n := range arrowexport.SparseViewNames(len(m.Shape())) {
+		v, ok := views[n]
+		if !ok {
+			continue
+		}
+		e := t.viewEntry(strings.TrimPrefix(n, "csr/"), o.Path, func() (View, error) { return v, nil })
+		if n == "coo.csv" && ds != nil {
+			e.file.hooks = t.cooHooks(o.Path)
+		}
+		if strings.HasPrefix(n, "csr/") {
+			csr = append(csr, e)
+		} else {
+			es = append(es, e)
+		}
+	}
+	if csr != nil {
+		es = append(es, entry{name: "csr", dir: &dir{attrs: o.Path, list: func() ([]entry, error) { return csr, nil }}})
+	}
+	return es, nil
 }
