@@ -121,15 +121,30 @@ func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 
 // Open implements fs.NodeOpener: it runs the view's sizing pass, so that
 // from here on stat reports the exact size, and lets the kernel keep the
-// immutable content cached.
+// immutable content cached. Raw and .npy views, which are read in big
+// sequential passes, are opened for direct I/O instead: each read() of the
+// reader reaches h5fs whole (up to 1 MiB) and is copied once, rather than
+// split into readahead requests and copied through the page cache (mmap
+// still works: the mount negotiates CAP_DIRECT_IO_ALLOW_MMAP).
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
 		return nil, 0, syscall.EROFS
 	}
-	if _, err := n.t.finalize(n.f); err != nil {
+	v, err := n.t.finalize(n.f)
+	if err != nil {
 		return nil, 0, syscall.EIO
 	}
+	if streamed(v) {
+		return nil, fuse.FOPEN_DIRECT_IO, 0
+	}
 	return nil, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// streamed reports a view served with direct I/O: the array views (raw
+// and .npy), whose bytes are the stored elements.
+func streamed(v View) bool {
+	e, ok := v.(interface{ Ext() string })
+	return ok && (e.Ext() == "raw" || e.Ext() == "npy")
 }
 
 // Read implements fs.NodeReader.
@@ -184,6 +199,7 @@ func (e entry) mode() uint32 {
 func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	out.Mode = e.mode() | 0o444
 	out.Nlink = 1
+	out.Blksize = maxRequest // cat, cp and stdio read in blocks of st_blksize
 	if e.dir != nil {
 		out.Mode |= 0o111
 		out.Nlink = 2

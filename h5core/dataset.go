@@ -29,8 +29,7 @@ type Dataset struct {
 	index     chunkIndex
 	indexErr  error
 
-	seqMu   sync.Mutex
-	seqNext int64 // where a sequential scan would read next
+	scan scanState // decode-ahead of sequential reads
 }
 
 // Dataset returns o as a dataset, decoding its dataspace, datatype,

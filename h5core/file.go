@@ -39,10 +39,18 @@ type Options struct {
 	// all datasets of the file. Zero means 64 MiB.
 	ChunkCacheBytes int64
 	// MaxChunkBytes is the largest decoded chunk accepted; datasets with
-	// larger chunks are refused. Zero means 1 GiB (libhdf5's own limit is
-	// 4 GiB; real files stay far below).
+	// larger chunks are refused (reading them fails, naming the limit).
+	// Zero means DefaultMaxChunkBytes.
 	MaxChunkBytes int64
 }
+
+// DefaultMaxChunkBytes is the default Options.MaxChunkBytes: 256 MiB.
+// It bounds the memory one chunk can take (decoded, it is cached whole,
+// even beyond the cache budget, so that a scan decodes it once): a chunk of
+// a few kilobytes on disk may claim to decode to gigabytes. libhdf5's own
+// limit is 4 GiB; real files stay far below 256 MiB (h5py picks chunks of
+// at most 1 MiB).
+const DefaultMaxChunkBytes = 256 << 20
 
 // Open opens the named HDF5 file for reading.
 func Open(name string) (*File, error) { return OpenWith(name, Options{}) }
@@ -82,7 +90,7 @@ func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error)
 	f.cache = newChunkCache(budget)
 	f.maxChunk = opt.MaxChunkBytes
 	if f.maxChunk <= 0 {
-		f.maxChunk = 1 << 30
+		f.maxChunk = DefaultMaxChunkBytes
 	}
 	return f, nil
 }

@@ -54,7 +54,7 @@ func runMount(args []string, w io.Writer) error {
 // little since pointer-free buffers are not scanned: together they keep a
 // streaming mount near 200 MB. GOGC in the environment still wins.
 const (
-	mountChunkCache = 32 << 20
+	mountChunkCache = 48 << 20
 	mountGCPercent  = 50
 )
 
