@@ -89,7 +89,7 @@ func SparseMetaJSON(ds *h5core.Dataset, m *sparsecoo.Matrix) ([]byte, error) {
 			meta.Sections = append(meta.Sections, SparseSection{Section: len(meta.Sections), Content: [...]string{"selection", "values", "variable-length"}[min(len(meta.Sections), 2)], Filters: []SparseFilter{}})
 		}
 		for _, f := range p {
-			meta.Sections[i].Filters = append(meta.Sections[i].Filters, SparseFilter{ID: f.ID, Name: f.Name, Flags: f.Flags, ClientData: f.ClientData})
+			meta.Sections[i].Filters = append(meta.Sections[i].Filters, SparseFilter{ID: f.ID, Name: f.DisplayName(), Flags: f.Flags, ClientData: f.ClientData})
 		}
 	}
 	for _, name := range SparseViewNames(len(ds.Shape())) {

@@ -13,18 +13,40 @@ import (
 // maxRequest is the largest read request asked of the kernel (its limit).
 const maxRequest = 1 << 20
 
-// Mount mounts the tree read-only at mountpoint and returns the running
-// server; Unmount it, then Wait for it. The attribute and entry timeouts
-// are left to each node (see shared/docs/clients-on-fuse.md).
+// MountOptions are the choices of whoever mounts, as `-o` gives them.
+type MountOptions struct {
+	// AllowOther lets users other than the mounting one see the mount.
+	AllowOther bool
+	// UID and GID own every file and directory; zero means root.
+	UID, GID uint32
+}
+
+// Mount mounts the tree read-only at mountpoint, owned by root, and
+// returns the running server; Unmount it, then Wait for it.
 func Mount(t *Tree, mountpoint string) (*fuse.Server, error) {
+	return MountWith(t, mountpoint, MountOptions{})
+}
+
+// MountWith mounts the tree read-only at mountpoint with the given
+// options and returns the running server.
+func MountWith(t *Tree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
+	return mountRoot(&dirNode{t: t, d: t.root}, t.f.Name(), mountpoint, mo)
+}
+
+// mountRoot mounts the node tree under root read-only at mountpoint. The
+// attribute and entry timeouts are left to each node (see
+// shared/docs/clients-on-fuse.md).
+func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions) (*fuse.Server, error) {
 	negative := longTimeout
-	root := &dirNode{t: t, d: t.root}
 	server, err := fs.Mount(mountpoint, root, &fs.Options{
 		NegativeTimeout: &negative,
+		UID:             mo.UID,
+		GID:             mo.GID,
 		MountOptions: fuse.MountOptions{
-			FsName:       t.f.Name(),
+			FsName:       source,
 			Name:         "h5fs",
 			Options:      []string{"ro"},
+			AllowOther:   mo.AllowOther,
 			DirectMount:  true,
 			MaxWrite:     maxRequest,
 			MaxReadAhead: maxRequest,

@@ -30,22 +30,22 @@ func benchFile(b *testing.B, name string) *Dataset {
 	return ds
 }
 
-func benchmarkWriteRaw(b *testing.B, name string) {
+func benchmarkDumpPacked(b *testing.B, name string) {
 	ds := benchFile(b, name)
 	b.SetBytes(ds.Size())
 	for b.Loop() {
-		if err := ds.WriteRaw(io.Discard); err != nil {
+		if err := ds.DumpPacked(io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkWriteRawGzipShuffle streams 1e8 float64 stored in 1e6-element
+// BenchmarkDumpPackedGzipShuffle streams 1e8 float64 stored in 1e6-element
 // chunks with gzip 4 + shuffle (decoded in parallel).
-func BenchmarkWriteRawGzipShuffle(b *testing.B) { benchmarkWriteRaw(b, "bench_gzip_shuffle.h5") }
+func BenchmarkDumpPackedGzipShuffle(b *testing.B) { benchmarkDumpPacked(b, "bench_gzip_shuffle.h5") }
 
-// BenchmarkWriteRawPlain streams 1e8 contiguous float64.
-func BenchmarkWriteRawPlain(b *testing.B) { benchmarkWriteRaw(b, "bench_plain.h5") }
+// BenchmarkDumpPackedPlain streams 1e8 contiguous float64.
+func BenchmarkDumpPackedPlain(b *testing.B) { benchmarkDumpPacked(b, "bench_plain.h5") }
 
 // BenchmarkReadAtGzipShuffle reads the gzip + shuffle dataset the way a
 // FUSE mount does: sequential 1 MiB ReadAt calls, each a chunk's eighth

@@ -99,7 +99,7 @@ func TestH5pyIdentity(t *testing.T) {
 					}
 				}
 				h := sha256.New()
-				err = ds.WriteRaw(h)
+				err = ds.DumpPacked(h)
 				if errors.Is(err, ErrUnsupported) {
 					t.Skipf("not implemented in h5core: %v", err)
 				}

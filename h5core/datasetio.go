@@ -5,16 +5,16 @@ import (
 	"io"
 )
 
-// rawBlock is the number of bytes WriteRaw reads at a time (rounded to a
+// rawBlock is the number of bytes DumpPacked reads at a time (rounded to a
 // whole number of elements and, for chunked data, to whole chunk rows).
 const rawBlock = 8 << 20
 
-// WriteRaw writes the dataset's full extent to w as packed little-endian
+// DumpPacked writes the dataset's full extent to w as packed little-endian
 // elements in row-major order: numbers little-endian, compound fields
 // packed in declaration order, fixed strings and opaque data as stored.
 // Types that are not fixed-size (variable-length data, revised
 // references) have no raw form.
-func (ds *Dataset) WriteRaw(w io.Writer) error {
+func (ds *Dataset) DumpPacked(w io.Writer) error {
 	t := ds.Type
 	if !t.IsFixedSize() {
 		return fmt.Errorf("%s: %s: %s elements are not fixed-size and have no raw form", ds.f.name, ds.Path, t)

@@ -34,55 +34,6 @@ const maxFilters = 32
 // (shuffle of 1-byte items, the checksum filter).
 type filterDecoder func(cd []uint32, in, out []byte) ([]byte, error)
 
-// filterDecoderFor returns the decoder for a filter id, nil if unsupported.
-func filterDecoderFor(id uint16) filterDecoder {
-	switch id {
-	case FilterDeflate:
-		return decodeDeflate
-	case FilterShuffle:
-		return decodeShuffle
-	case FilterFletcher32:
-		return decodeFletcher32
-	case FilterSZIP:
-		return decodeSZIP
-	case FilterNBit:
-		return decodeNBit
-	case FilterScaleOffset:
-		return decodeScaleOffset
-	case FilterLZF:
-		return decodeLZF
-	case FilterBlosc:
-		return decodeBlosc
-	case FilterLZ4:
-		return decodeLZ4
-	case FilterZstd:
-		return decodeZstd
-	}
-	return nil
-}
-
-// knownFilterNames names well-known filters in error messages (version 2
-// messages store no names for ids below 256); other filters go by the name
-// stored in the file.
-var knownFilterNames = map[uint16]string{
-	FilterDeflate: "deflate", FilterShuffle: "shuffle", FilterFletcher32: "fletcher32",
-	FilterSZIP: "szip", FilterNBit: "nbit", FilterScaleOffset: "scaleoffset",
-	FilterLZF: "lzf", FilterBlosc: "blosc", FilterLZ4: "lz4", FilterZstd: "zstd",
-	307: "bzip2", 32008: "bitshuffle", 32013: "zfp", 32017: "sz", 32026: "blosc2",
-}
-
-// filterLabel is "N (name)" for messages, or just "N" when no name is known.
-func filterLabel(f *Filter) string {
-	name := knownFilterNames[f.ID]
-	if name == "" {
-		name = f.Name
-	}
-	if name == "" {
-		return fmt.Sprint(f.ID)
-	}
-	return fmt.Sprintf("%d (%s)", f.ID, name)
-}
-
 // unsupportedError reports a valid feature h5core does not implement.
 type unsupportedError struct{ msg string }
 

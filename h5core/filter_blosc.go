@@ -8,6 +8,8 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
+func init() { registerFilter(FilterBlosc, "blosc", decodeBlosc, nil) }
+
 // Blosc version 1 frame header flags (byte 2); bits 5-7 hold the codec.
 const (
 	bloscShuffle    = 0x01 // bytes shuffled (when the item size is > 1)

@@ -5,6 +5,18 @@ import (
 	"fmt"
 )
 
+func init() {
+	registerFilter(FilterFletcher32, "fletcher32", decodeFletcher32, encodeFletcher32)
+}
+
+// encodeFletcher32 appends the Fletcher-32 checksum of in (little-endian),
+// as libhdf5 since 1.6.3 writes it.
+func encodeFletcher32(_ []uint32, in []byte) ([]byte, error) {
+	out := make([]byte, len(in), len(in)+4)
+	copy(out, in)
+	return binary.LittleEndian.AppendUint32(out, checksumFletcher32(in)), nil
+}
+
 // decodeFletcher32 checks and strips the Fletcher-32 checksum (id 3) that
 // ends the chunk. Like libhdf5 it also accepts the byte-swapped checksum
 // that versions before 1.6.3 wrote on little-endian machines.

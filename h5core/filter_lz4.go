@@ -4,9 +4,47 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pierrec/lz4/v4"
 )
+
+func init() { registerFilter(FilterLZ4, "lz4", decodeLZ4, encodeLZ4) }
+
+// lz4DefaultBlock is the HDF Group plugin's block size when cd[0] is
+// absent or 0.
+const lz4DefaultBlock = 1 << 30
+
+// encodeLZ4 applies the LZ4 filter in the HDF Group plugin's framing (see
+// decodeLZ4), with blocks of cd[0] bytes; a block LZ4 cannot shrink is
+// stored as is.
+func encodeLZ4(cd []uint32, in []byte) ([]byte, error) {
+	block := lz4DefaultBlock
+	if len(cd) > 0 && cd[0] > 0 {
+		block = int(min(cd[0], lz4DefaultBlock))
+	}
+	block = max(min(block, len(in)), 1)
+	out := binary.BigEndian.AppendUint64(make([]byte, 0, 12+len(in)+len(in)/block*4+64), uint64(len(in)))
+	out = binary.BigEndian.AppendUint32(out, uint32(block))
+	var c lz4.Compressor
+	for len(in) > 0 {
+		b := in[:min(block, len(in))]
+		in = in[len(b):]
+		out = binary.BigEndian.AppendUint32(out, 0)
+		start, bound := len(out), lz4.CompressBlockBound(len(b))
+		out = slices.Grow(out, bound)[:start+bound]
+		n, err := c.CompressBlock(b, out[start:])
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 || n >= len(b) {
+			n = copy(out[start:], b)
+		}
+		binary.BigEndian.PutUint32(out[start-4:], uint32(n))
+		out = out[:start+n]
+	}
+	return out, nil
+}
 
 // decodeLZ4 undoes the LZ4 filter (id 32004) in the HDF Group plugin's
 // framing: the decoded size (8 bytes, big-endian), the block size (4 bytes,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 )
 
+func init() { registerFilter(FilterNBit, "nbit", decodeNBit, nil) }
+
 // Datatype classes in the n-bit filter's client data.
 const (
 	nbitAtomic   = 1 // integer or floating point: size, order, precision, offset

@@ -6,6 +6,8 @@ import (
 	"math"
 )
 
+func init() { registerFilter(FilterScaleOffset, "scaleoffset", decodeScaleOffset, nil) }
+
 // Client data layout of the scale-offset filter (H5Zscaleoffset.c).
 const (
 	soScaleType   = 0 // 0: float D-scale, 1: float E-scale, 2: integer

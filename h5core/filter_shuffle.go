@@ -5,6 +5,31 @@ import (
 	"fmt"
 )
 
+func init() { registerFilter(FilterShuffle, "shuffle", decodeShuffle, encodeShuffle) }
+
+// encodeShuffle applies the shuffle filter: byte j of every element of
+// cd[0] bytes goes to plane j, planes one after the other; the tail of
+// len(in)%cd[0] bytes follows as is.
+func encodeShuffle(cd []uint32, in []byte) ([]byte, error) {
+	if len(cd) != 1 || cd[0] == 0 {
+		return nil, fmt.Errorf("invalid shuffle parameters %v", cd)
+	}
+	es := int(cd[0])
+	n := len(in) / es
+	if es <= 1 || n <= 1 {
+		return in, nil
+	}
+	out := make([]byte, len(in))
+	for j := 0; j < es; j++ {
+		plane := out[j*n : j*n+n]
+		for i := range plane {
+			plane[i] = in[i*es+j]
+		}
+	}
+	copy(out[n*es:], in[n*es:])
+	return out, nil
+}
+
 // decodeShuffle undoes the shuffle filter (id 2), which stores byte j of
 // every element together: cd[0] is the element size. A tail of
 // len(in)%size bytes passes unchanged, and so does everything when the

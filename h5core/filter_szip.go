@@ -7,6 +7,8 @@ import (
 	"math/bits"
 )
 
+func init() { registerFilter(FilterSZIP, "szip", decodeSZIP, nil) }
+
 // Bits of the SZIP option mask (the filter's first client data value, with
 // szlib's values). Decoding depends on these two only: libhdf5 also sets
 // ALLOW_K13 (1), RAW (128) and EC (4) or LSB (8), which libaec ignores.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 )
 
 // corpusCase is one entry of testdata/filters/manifest.json, written by
@@ -233,16 +232,13 @@ func TestChecksumFletcher32(t *testing.T) {
 	}
 }
 
-// shuffleRef is the shuffle filter's forward direction.
-func shuffleRef(src []byte, es int) []byte {
-	n := len(src) / es
-	dst := bytes.Clone(src)
-	for i := 0; i < n; i++ {
-		for j := 0; j < es; j++ {
-			dst[j*n+i] = src[i*es+j]
-		}
+// shuffled is data through the shuffle filter with es-byte elements.
+func shuffled(src []byte, es int) []byte {
+	out, err := encodeShuffle([]uint32{uint32(es)}, src)
+	if err != nil {
+		panic(err)
 	}
-	return dst
+	return out
 }
 
 func TestShuffleRoundTrip(t *testing.T) {
@@ -252,7 +248,7 @@ func TestShuffleRoundTrip(t *testing.T) {
 			for _, tail := range []int{0, 1, es - 1} {
 				src := make([]byte, n*es+tail)
 				r.Read(src)
-				got, err := decodeChunk([]Filter{{ID: FilterShuffle, ClientData: []uint32{uint32(es)}}}, 0, shuffleRef(src, es), len(src))
+				got, err := decodeChunk([]Filter{{ID: FilterShuffle, ClientData: []uint32{uint32(es)}}}, 0, shuffled(src, es), len(src))
 				if err != nil {
 					t.Fatalf("es %d n %d tail %d: %v", es, n, tail, err)
 				}
@@ -333,23 +329,11 @@ func TestLZF(t *testing.T) {
 	}
 }
 
-// lz4Frame builds an LZ4 filter chunk the way the HDF Group plugin does.
+// lz4Frame is data through the LZ4 filter with blocks of block bytes.
 func lz4Frame(t testing.TB, data []byte, block int) []byte {
-	out := binary.BigEndian.AppendUint64(nil, uint64(len(data)))
-	out = binary.BigEndian.AppendUint32(out, uint32(block))
-	for len(data) > 0 {
-		b := data[:min(block, len(data))]
-		data = data[len(b):]
-		c := make([]byte, lz4.CompressBlockBound(len(b)))
-		n, err := lz4.CompressBlock(b, c, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 || n >= len(b) {
-			c, n = b, len(b)
-		}
-		out = binary.BigEndian.AppendUint32(out, uint32(n))
-		out = append(out, c[:n]...)
+	out, err := encodeLZ4([]uint32{uint32(block)}, data)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -643,7 +627,7 @@ func TestBitUnshuffle(t *testing.T) {
 
 func TestDecodeChunkPipeline(t *testing.T) {
 	data := []byte("0123456789abcdef")
-	swapped := shuffleRef(data, 4)
+	swapped := shuffled(data, 4)
 	sum := binary.LittleEndian.AppendUint32(bytes.Clone(swapped), checksumFletcher32(swapped))
 	shuffle := Filter{ID: FilterShuffle, ClientData: []uint32{4}}
 	fletcher := Filter{ID: FilterFletcher32}
@@ -702,7 +686,7 @@ func TestDecodeChunkConcurrent(t *testing.T) {
 	data := bytes.Repeat([]byte("pooled buffers "), 500)
 	// write order shuffle, fletcher32, deflate: inflating gives a pooled
 	// buffer that the checksum filter then trims in place
-	sum := shuffleRef(data, 8)
+	sum := shuffled(data, 8)
 	sum = binary.LittleEndian.AppendUint32(sum, checksumFletcher32(sum))
 	var z bytes.Buffer
 	w, _ := zlib.NewWriterLevel(&z, 1)
@@ -890,7 +874,7 @@ func BenchmarkDecodeDeflateShuffle(b *testing.B) {
 	}
 	var z bytes.Buffer
 	w, _ := zlib.NewWriterLevel(&z, 4)
-	w.Write(shuffleRef(raw, 8))
+	w.Write(shuffled(raw, 8))
 	w.Close()
 	p := []Filter{{ID: FilterShuffle, ClientData: []uint32{8}}, {ID: FilterDeflate, ClientData: []uint32{4}}}
 	got, err := decodeChunk(p, 0, z.Bytes(), len(raw))

@@ -50,6 +50,8 @@ func FuzzMessages(f *testing.F) {
 	f.Add([]byte{4, 2, 0, 2, 4, 10, 0, 0, 0, 8, 0, 0, 0, 3, 10, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{1, 0x18, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{3, 0, 2, 0, 8, 0, 8, 0, 0, 'x', 0})
+	f.Add([]byte{1, 2, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0}) // layout v1, chunked 1-D
+	f.Add([]byte{1, 1, 2, 0, 255, 255, 255, 255})                                         // fill value v1, undefined
 	h := &File{so: 8, sl: 8, name: "fuzz"}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h.parseDataspace(b, 0)

@@ -9,6 +9,10 @@ type fillValue struct {
 	fillTime  uint8
 }
 
+// undefFillSize is the size libhdf5 writes (as -1) for an undefined fill
+// value in old fill value messages.
+const undefFillSize = 0xFFFFFFFF
+
 func (f *File) parseFillValue(b []byte, at uint64) (*fillValue, error) {
 	d := f.decoder(b, at)
 	fv := &fillValue{}
@@ -17,9 +21,15 @@ func (f *File) parseFillValue(b []byte, at uint64) (*fillValue, error) {
 	case 1, 2:
 		fv.allocTime = d.u8()
 		fv.fillTime = d.u8()
-		defined := d.u8()
-		if version == 1 || defined != 0 {
+		// As libhdf5 reads versions 1 and 2: the size and value follow
+		// only when the "fill value defined" byte is set. Otherwise the
+		// fill is undefined, whatever follows (HDF5 1.6 wrote a size of
+		// 0xFFFFFFFF there in version 1, later versions nothing).
+		if d.u8() != 0 {
 			size := d.u32()
+			if size == undefFillSize {
+				break
+			}
 			if int64(size) > int64(d.remaining()) {
 				return nil, formatErr(at, "fill value size %d exceeds message (%d bytes left)", size, d.remaining())
 			}

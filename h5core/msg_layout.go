@@ -179,7 +179,9 @@ func (f *File) parseLayoutOld(d *decoder, l *layout) (*layout, error) {
 	}
 	switch l.class {
 	case layoutChunked:
-		d.u32() // element size
+		// The last dimension is the element size; libhdf5 writes nothing
+		// after the dimensions (the spec's separate "dataset element
+		// size" field does not exist in real files).
 		l.chunk = dims[:rank-1]
 		l.index = IndexBtreeV1
 	case layoutCompact:

@@ -57,6 +57,7 @@ type objectHeader struct {
 	version uint8
 	v2flags uint8
 	msgs    []message
+	chunks  []headerChunk // the message chunks in the order read (for writers)
 }
 
 // objectHeader reads (and caches) the object header at addr.
@@ -122,6 +123,7 @@ func (f *File) readObjectHeader(addr uint64) (*objectHeader, error) {
 			return nil, formatErr(c.addr, "object header continuation loops back to %#x", c.addr)
 		}
 		seen[c.addr] = true
+		oh.chunks = append(oh.chunks, c)
 		more, err := f.readHeaderChunk(oh, c, i == 0)
 		if err != nil {
 			return nil, err

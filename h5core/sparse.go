@@ -186,7 +186,6 @@ const maxSectionBytes = 1 << 31
 // sections it needs, verifies and strips the section-0 checksum, decodes
 // the selection and, if values is set, checks and returns section 1.
 func (ds *Dataset) decodeStructured(loc chunkLoc, values bool) (*Selection, []byte, error) {
-	g, s := ds.geom, ds.layout.stc
 	fail := func(format string, args ...any) error {
 		return formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...))
 	}
@@ -200,6 +199,16 @@ func (ds *Dataset) decodeStructured(loc chunkLoc, values bool) (*Selection, []by
 	raw, err := ds.f.read(loc.addr, size)
 	if err != nil {
 		return nil, nil, fail("%v", err)
+	}
+	return ds.decodeStructuredBytes(loc, raw, values)
+}
+
+// decodeStructuredBytes decodes the stored bytes raw of the chunk at loc
+// (all of them, or at least section 0 when values is false).
+func (ds *Dataset) decodeStructuredBytes(loc chunkLoc, raw []byte, values bool) (*Selection, []byte, error) {
+	g, s := ds.geom, ds.layout.stc
+	fail := func(format string, args ...any) error {
+		return formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...))
 	}
 	secs, err := loc.stc.sections(raw, loc.addr)
 	if err != nil {

@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr)
+pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr acl hdf5-filter-plugin hdf5-filter-plugin-blosc-serial zstd)
 missing=()
+# node and npm run npm's h5wasm (libhdf5 2.0, test/h5wasm); NodeSource's nodejs bundles npm.
+command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -14,6 +16,9 @@ if ((${#missing[@]})); then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+echo "== npm ci (test/h5wasm: libhdf5 2.0 for the tests)"
+npm ci --prefix test/h5wasm --no-audit --no-fund
 
 echo "== gofmt"
 bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

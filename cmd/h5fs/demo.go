@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/h5fs/h5fs/fsnode"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // sample is the built-in demo file.
@@ -46,7 +49,11 @@ func runDemo(args []string, w io.Writer) error {
 		}
 		defer os.Remove(mp)
 	}
-	return serve(f, mp, func() { tryThis(w, mp) })
+	tree, err := fsnode.New(f, treeOptions(log.New(os.Stderr, "", log.LstdFlags)))
+	if err != nil {
+		return err
+	}
+	return serve(func() (*fuse.Server, error) { return fsnode.Mount(tree, mp) }, mp, func() { tryThis(w, mp) })
 }
 
 // tryThis prints commands to run on the demo mount, naming files found

@@ -43,7 +43,7 @@ func runDump(args []string, w io.Writer) error {
 		return bw.Flush()
 	}
 	if *raw {
-		if err := ds.WriteRaw(bw); err != nil {
+		if err := ds.DumpPacked(bw); err != nil {
 			return err
 		}
 		return bw.Flush()

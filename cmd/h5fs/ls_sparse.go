@@ -40,9 +40,6 @@ type lsSectionFilter struct {
 	ClientData []uint32 `json:"cd_values"`
 }
 
-// filterNames names the filters the format defines.
-var filterNames = map[uint16]string{1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit", 6: "scaleoffset"}
-
 // describeSparse reads a sparse dataset's chunk shape and per-section
 // filters; with verbose, also the stored chunks (their selections give
 // nnz) and per-section sizes.
@@ -54,12 +51,8 @@ func describeSparse(ds *h5core.Dataset, verbose bool) *lsSparse {
 	s.Sections = []lsSection{{Section: 0, Content: "selection"}, {Section: 1, Content: "values"}}
 	for i, p := range ds.SectionFilters {
 		for _, f := range p {
-			name := f.Name
-			if name == "" {
-				name = filterNames[f.ID]
-			}
 			if i < len(s.Sections) {
-				s.Sections[i].Filters = append(s.Sections[i].Filters, lsSectionFilter{f.ID, name, f.Flags&1 != 0, f.ClientData})
+				s.Sections[i].Filters = append(s.Sections[i].Filters, lsSectionFilter{f.ID, f.DisplayName(), f.Flags&1 != 0, f.ClientData})
 			}
 		}
 	}

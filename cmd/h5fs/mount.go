@@ -5,22 +5,30 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/fsnode"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// runMount mounts FILE at MOUNTPOINT and serves it until the mount is
-// unmounted (umount, fusermount -u) or h5fs gets SIGINT or SIGTERM.
+// runMount mounts FILE at MOUNTPOINT. It starts a background process that
+// serves the mount and returns once the mount is ready (exit status 0) or
+// has failed (the reason on stderr, status 1); with -f it serves in the
+// foreground until the mount is unmounted or h5fs gets SIGINT or SIGTERM.
 func runMount(args []string, w io.Writer) error {
 	fl := flags("mount")
-	opts := fl.String("o", "ro", "mount options: ro")
+	var opts listFlag
+	fl.Var(&opts, "o", "mount options: ro, allow_other, uid=N, gid=N")
+	fg := fl.Bool("f", false, "stay in the foreground")
+	fl.BoolVar(fg, "foreground", false, "stay in the foreground")
+	logFile := fl.String("log-file", "", "where the background process logs")
 	pos, err := parseInterspersed(fl, args)
 	if err != nil {
 		return err
@@ -28,19 +36,68 @@ func runMount(args []string, w io.Writer) error {
 	if len(pos) != 2 {
 		return errUsage
 	}
-	for _, o := range strings.Split(*opts, ",") {
-		if o != "ro" && o != "" {
-			return fmt.Errorf("mount option %q is not supported (read-only mounts only)", o)
-		}
-	}
-	f, err := h5core.OpenWith(pos[0], h5core.Options{ChunkCacheBytes: mountChunkCache})
+	mo, err := parseMountOptions(opts)
 	if err != nil {
 		return err
 	}
+	src, mp := pos[0], pos[1]
+	if st, err := os.Stat(mp); err != nil {
+		return fmt.Errorf("mount point: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("mount point %s is not a directory", mp)
+	}
+	if !*fg {
+		if err := startDaemon(src, mp, opts.String(), *logFile); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, mountedLine(src, mp))
+		return nil
+	}
+	ready := readyPipe()
+	l := log.New(os.Stderr, "", log.LstdFlags)
+	if *logFile != "" {
+		lf, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		l.SetOutput(lf)
+	}
+	f, err := h5core.OpenWith(src, h5core.Options{ChunkCacheBytes: mountChunkCache})
+	if err != nil {
+		return reportFailure(ready, err)
+	}
 	defer f.Close()
-	return serve(f, pos[1], func() {
-		fmt.Fprintf(w, "h5fs: %s mounted at %s (read-only); unmount with: umount %s\n", pos[0], pos[1], pos[1])
+	tree, err := fsnode.New(f, treeOptions(l))
+	if err != nil {
+		return reportFailure(ready, err)
+	}
+	err = serve(func() (*fuse.Server, error) { return fsnode.MountWith(tree, mp, mo.MountOptions) }, mp, func() {
+		if ready != nil {
+			fmt.Fprintln(ready, readyOK)
+			ready.Close()
+			return
+		}
+		fmt.Fprintln(w, mountedLine(src, mp))
 	})
+	return reportFailure(ready, err)
+}
+
+// mountedLine is what a successful mount prints: where, and how to undo it.
+func mountedLine(src, mp string) string {
+	return fmt.Sprintf("h5fs: %s mounted at %s (read-only); unmount with: %s", src, mp, unmountCommand(mp))
+}
+
+// unmountCommand is the command that unmounts mp for the user running
+// h5fs: umount for root, fusermount3 -u for anyone else.
+func unmountCommand(mp string) string {
+	if os.Geteuid() == 0 {
+		return "umount " + mp
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		return "fusermount -u " + mp
+	}
+	return "fusermount3 -u " + mp
 }
 
 // The memory of a mount: its live heap is the decoded-chunk cache, the
@@ -58,17 +115,13 @@ const (
 	mountGCPercent  = 50
 )
 
-// serve mounts f at mountpoint, calls ready, and returns once the mount
-// is gone.
-func serve(f *h5core.File, mountpoint string, ready func()) error {
+// serve mounts (by calling mount) at mountpoint, calls ready, and returns
+// once the mount is gone.
+func serve(mount func() (*fuse.Server, error), mountpoint string, ready func()) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(mountGCPercent)
 	}
-	tree, err := fsnode.New(f, treeOptions(log.New(os.Stderr, "", log.LstdFlags)))
-	if err != nil {
-		return err
-	}
-	server, err := fsnode.Mount(tree, mountpoint)
+	server, err := mount()
 	if err != nil {
 		return fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
@@ -109,4 +162,12 @@ func treeOptions(l *log.Logger) fsnode.Options {
 		l.Printf("h5fs: no sizing cache: %v", err)
 	}
 	return o
+}
+
+// absPath returns p made absolute (the background process runs in /).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

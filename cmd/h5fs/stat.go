@@ -54,7 +54,7 @@ func runStat(args []string, w io.Writer) error {
 	}
 	sort.Ints(ids)
 	for _, id := range ids {
-		name := filterNames[uint16(id)]
+		name := h5core.FilterName(uint16(id))
 		if name == "" {
 			name = fmt.Sprintf("filter %d", id)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,7 +15,7 @@ import (
 	"testing"
 )
 
-// memFile is a File over b with 8-byte offsets and lengths.
+// mustType parses a datatype message or fails the test.
 func mustType(t testing.TB, msg []byte) *Datatype {
 	t.Helper()
 	dt, _, err := parseDatatype(msg, 0)
@@ -25,8 +24,6 @@ func mustType(t testing.TB, msg []byte) *Datatype {
 	}
 	return dt
 }
-
-// ---- real-file vectors from testdata/gen_dtypes.py ----
 
 func TestElementValuesTestdata(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "dtypes", "dtypes.h5"))
@@ -152,141 +149,6 @@ func sameValue(want, got any) error {
 	return fmt.Errorf("got %T %v, want %v", got, got, want)
 }
 
-// checkPacking checks toPackedLE against element-wise appendPackedLE.
-func checkPacking(t *testing.T, dt *Datatype, data []byte, n int) {
-	t.Helper()
-	var each []byte
-	for i := range n {
-		each = dt.appendPackedLE(each, data[i*dt.Size:(i+1)*dt.Size])
-	}
-	whole := dt.AppendPackedLE([]byte("prefix"), data, n)
-	if !bytes.Equal(whole[6:], each) || string(whole[:6]) != "prefix" {
-		t.Errorf("toPackedLE % x\nappendPackedLE % x", whole[6:], each)
-	}
-	if len(each) != n*dt.PackedSize() {
-		t.Errorf("packed %d bytes for %d elements of packed size %d", len(each), n, dt.PackedSize())
-	}
-}
-
-// The generator stores the same values in both byte orders: packing the
-// big-endian dataset must give the little-endian one's bytes.
-func TestToPackedLEMatchesLittleEndianTwin(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "dtypes", "dtypes.h5"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := rawFile(raw)
-	cases := map[string]testdataCase{}
-	for _, c := range loadTestdata(t) {
-		cases[c.Name] = c
-	}
-	pairs := 0
-	for name, be := range cases {
-		le, ok := cases[strings.TrimSuffix(name, "be")+"le"]
-		if !strings.HasSuffix(name, "be") || !ok || le.Count != be.Count || le.Name == "i12at2le" {
-			continue
-		}
-		pairs++
-		dt := testdataType(t, be)
-		bb, _ := f.read(be.Offset, uint64(be.Count*be.ElemSize))
-		lb, _ := f.read(le.Offset, uint64(le.Count*le.ElemSize))
-		if got := dt.AppendPackedLE(nil, bb, be.Count); !bytes.Equal(got, lb) {
-			t.Errorf("%s packed % x, %s stores % x", name, got, le.Name, lb)
-		}
-	}
-	if pairs < 9 {
-		t.Errorf("only %d BE/LE pairs", pairs)
-	}
-}
-
-// ---- packing of hand-made types ----
-
-func TestAppendPackedLE(t *testing.T) {
-	cmp := dtMsg(6, 3, 3, 16, name0("a"), []byte{12}, i16le, name0("b"), []byte{0}, f64be, name0("c"), []byte{8}, u16be)
-	elem := []byte{1, 2, 3, 4, 5, 6, 7, 8, 0xaa, 0xbb, 0, 0, 0x11, 0x22, 0, 0}
-	cases := []struct {
-		name string
-		msg  []byte
-		elem []byte
-		want []byte
-	}{
-		{"LE int", i32le, []byte{1, 2, 3, 4}, []byte{1, 2, 3, 4}},
-		{"BE int", i32be, []byte{1, 2, 3, 4}, []byte{4, 3, 2, 1}},
-		{"BE 3-byte int", dtMsg(0, 1, 1, 3, le16(0), le16(24)), []byte{1, 2, 3}, []byte{3, 2, 1}},
-		{"BE 12 bits at 2, shifted down as libhdf5 reads them", dtMsg(0, 1, 9, 2, le16(2), le16(12)), []byte{0x12, 0x34}, []byte{0x8d, 0x04}},
-		{"LE signed 12 bits at 2, sign-extended", dtMsg(0, 1, 8, 2, le16(2), le16(12)), []byte{0xfc, 0x3f}, []byte{0xff, 0xff}},
-		{"VAX", vaxF, []byte{0x80, 0x40, 0, 0}, []byte{0, 0, 0x80, 0x40}},
-		{"VAX double", dtMsg(1, 3, 0x61|63<<8, 8, le16(0), le16(64), []byte{55, 8, 0, 55}, le32(129)),
-			[]byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{7, 8, 5, 6, 3, 4, 1, 2}},
-		{"string as stored", dtMsg(3, 1, 0, 3), []byte("ab\x00"), []byte("ab\x00")},
-		{"compound packed in declaration order", cmp, elem, []byte{0x11, 0x22, 8, 7, 6, 5, 4, 3, 2, 1, 0xbb, 0xaa}},
-		{"array of compounds", dtMsg(10, 3, 0, 32, []byte{1}, le32(2), cmp), append(slices.Clone(elem), elem...),
-			[]byte{0x11, 0x22, 8, 7, 6, 5, 4, 3, 2, 1, 0xbb, 0xaa, 0x11, 0x22, 8, 7, 6, 5, 4, 3, 2, 1, 0xbb, 0xaa}},
-		{"array of BE", dtMsg(10, 3, 0, 8, []byte{1}, le32(2), i32be), []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{4, 3, 2, 1, 8, 7, 6, 5}},
-		{"enum BE", dtMsg(8, 3, 0, 2, u16be), []byte{1, 2}, []byte{2, 1}},
-		{"complex BE", dtMsg(11, 5, 1, 16, f64be), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
-			[]byte{8, 7, 6, 5, 4, 3, 2, 1, 16, 15, 14, 13, 12, 11, 10, 9}},
-		{"short element zero-extended", i32be, []byte{1, 2}, []byte{0, 0, 2, 1}},
-	}
-	for _, c := range cases {
-		dt := mustType(t, c.msg)
-		if got := dt.appendPackedLE(nil, c.elem); !bytes.Equal(got, c.want) {
-			t.Errorf("%s: % x, want % x", c.name, got, c.want)
-		}
-		// A type built by hand (no cached ops) packs the same way.
-		hand := *dt
-		hand.pack = nil
-		if got := hand.appendPackedLE(nil, c.elem); !bytes.Equal(got, c.want) {
-			t.Errorf("%s without cached ops: % x", c.name, got)
-		}
-		if len(c.elem) >= dt.Size {
-			checkPacking(t, dt, bytes.Repeat(c.elem[:dt.Size], 3), 3)
-		}
-	}
-}
-
-func TestPackOpsMerge(t *testing.T) {
-	// A packed compound of LE fields is one copy; an array of BE ints one swap.
-	if ops := mustType(t, compoundV2).packOps(); len(ops) != 1 || ops[0].kind != packCopy || ops[0].size != 12 {
-		t.Errorf("compound ops %+v", ops)
-	}
-	if ops := mustType(t, dtMsg(10, 3, 0, 400, []byte{2}, le32(10), le32(10), i32be)).packOps(); len(ops) != 1 || ops[0].count != 100 {
-		t.Errorf("array ops %+v", ops)
-	}
-}
-
-func TestToPackedLEShortSource(t *testing.T) {
-	dt := mustType(t, i32be)
-	if got := dt.AppendPackedLE(nil, []byte{1, 2, 3, 4, 5, 6}, 5); !bytes.Equal(got, []byte{4, 3, 2, 1}) {
-		t.Errorf("got % x", got)
-	}
-}
-
-func TestSwapKernels(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{2, 3, 4, 8, 16} {
-		for n := 0; n < 12; n++ {
-			src := make([]byte, size*n)
-			for i := range src {
-				src[i] = byte(rng.Uint32())
-			}
-			want := make([]byte, len(src))
-			for i := 0; i < len(src); i += size {
-				for j := range size {
-					want[i+j] = src[i+size-1-j]
-				}
-			}
-			got := make([]byte, len(src))
-			packItems(got, src, packSwap, size)
-			if !bytes.Equal(got, want) {
-				t.Errorf("size %d n %d: % x, want % x", size, n, got, want)
-			}
-		}
-	}
-}
-
-// ---- values of hand-made types ----
-
 func TestElementValue(t *testing.T) {
 	f := rawFile(nil)
 	big128, _ := new(big.Int).SetString("-170141183460469231731687303715884105728", 10)
@@ -363,16 +225,6 @@ func TestElementValue(t *testing.T) {
 	}
 }
 
-// x87 is the 80-bit extended float as libhdf5 describes it: explicit
-// leading mantissa bit, no normalization, in 16 bytes.
-var x87 = dtMsg(1, 1, 79<<8, 16, le16(0), le16(80), []byte{64, 15, 0, 64}, le32(16383))
-
-func x87Bytes(signExp uint16, mant uint64) []byte {
-	b := binary.LittleEndian.AppendUint64(nil, mant)
-	b = binary.LittleEndian.AppendUint16(b, signExp)
-	return append(b, make([]byte, 6)...)
-}
-
 func TestElementValueTypes(t *testing.T) {
 	f := rawFile(nil)
 	check := func(msg, elem []byte, want any) {
@@ -397,31 +249,6 @@ func TestElementValueShort(t *testing.T) {
 		t.Error("no error for a short element")
 	}
 }
-
-// The fast IEEE paths and the generic decoder agree on every kind of value.
-func TestGenericFloatMatchesIEEE(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, msg := range [][]byte{f16le, f32le, f64le} {
-		dt := mustType(t, msg)
-		elem := make([]byte, dt.Size)
-		for i := range 20000 {
-			for j := range elem {
-				elem[j] = byte(rng.Uint32())
-			}
-			if i < 4 { // zeros, and all-ones exponents
-				clear(elem)
-				elem[dt.Size-1] = [4]byte{0, 0x80, 0x7f, 0xff}[i]
-			}
-			fast := toFloat64(dt.floatValue(elem))
-			slow := dt.genericFloat(elem)
-			if fast != slow && !(math.IsNaN(fast) && math.IsNaN(slow)) || math.Signbit(fast) != math.Signbit(slow) && !math.IsNaN(fast) {
-				t.Fatalf("%s % x: fast %v, generic %v", dt, elem, fast, slow)
-			}
-		}
-	}
-}
-
-// ---- global heap, variable-length data and references ----
 
 // heapFile builds a file holding a global heap collection at 0x40 with the
 // given objects (index -> data), followed by a free-space object.
@@ -583,86 +410,5 @@ func TestVlenAndHeapReferences(t *testing.T) {
 	v, _ = f.elementValue(mustType(t, dtMsg(7, 1, 1, 12)), heapID(0x40, 3))
 	if r := v.(RegionRef); !bytes.Equal(r.Selection, []byte{2, 0, 0, 0, 1, 2, 3}) {
 		t.Errorf("region reference %+v", r)
-	}
-}
-
-func TestFormatValue(t *testing.T) {
-	cases := []struct {
-		v    any
-		want string
-	}{
-		{nil, "NULL"},
-		{int64(-3), "-3"},
-		{uint64(math.MaxUint64), "18446744073709551615"},
-		{float32(0.1), "0.1"},
-		{0.1, "0.1"},
-		{1e21, "1e+21"},
-		{math.Inf(-1), "-inf"},
-		{math.NaN(), "nan"},
-		{complex(1, -2), "1-2i"},
-		{complex(0, math.NaN()), "0+nani"},
-		{"a\"b\n", `"a\"b\n"`},
-		{[]byte{0xde, 0xad}, "0xdead"},
-		{Compound{{"a", int64(1)}, {"b", 2.5}, {"c", "x"}}, `{1, 2.5, "x"}`},
-		{[]any{int64(1), []any{}, Compound{}}, "[1, [], {}]"},
-		{EnumValue{"RED", 0}, "RED"},
-		{EnumValue{"", -4}, "-4"},
-		{ObjectRef(0), "NULL"},
-		{ObjectRef(96), "object(96)"},
-		{RegionRef{Object: 96}, "region(96)"},
-		{RegionRef{}, "NULL"},
-		{Reference{}, "NULL"},
-		{Reference{Type: RefObject2, Object: 5, File: "f.h5"}, `object("f.h5", 5)`},
-		{Reference{Type: RefAttr, Object: 5, Attr: "u"}, `attribute(5, "u")`},
-		{big.NewInt(-7), "-7"},
-		{struct{ A int }{3}, "{3}"},
-	}
-	for _, c := range cases {
-		if got := FormatValue(c.v); got != c.want {
-			t.Errorf("FormatValue(%#v) = %s, want %s", c.v, got, c.want)
-		}
-	}
-}
-
-// ---- performance of the packing paths used for bulk reads ----
-
-func BenchmarkToPackedLE(b *testing.B) {
-	const n = 1 << 16
-	for _, c := range []struct {
-		name string
-		msg  []byte
-	}{
-		{"f64le", f64le}, {"f64be", f64be}, {"i32be", i32be}, {"i16be", intMsg(2, true, true)},
-		{"compound_le", compoundV2},
-		{"compound_mixed", dtMsg(6, 3, 3, 16, name0("a"), []byte{12}, i16le, name0("b"), []byte{0}, f64be, name0("c"), []byte{8}, u16be)},
-	} {
-		dt := mustType(b, c.msg)
-		src := make([]byte, n*dt.Size)
-		dst := make([]byte, 0, n*dt.PackedSize())
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			for b.Loop() {
-				dst = dt.AppendPackedLE(dst[:0], src, n)
-			}
-		})
-	}
-}
-
-// TestFloat16 checks binary16 decoding, subnormals included.
-func TestFloat16(t *testing.T) {
-	for _, tc := range []struct {
-		bits uint16
-		want float64
-	}{
-		{0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0400, math.Ldexp(1, -14)},
-		{0x0001, math.Ldexp(1, -24)}, {0x03ff, math.Ldexp(1023, -24)}, {0x8001, -math.Ldexp(1, -24)},
-		{0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)}, {0x0000, 0},
-	} {
-		if got := Float16(tc.bits); got != tc.want {
-			t.Errorf("Float16(%#04x) = %g, want %g", tc.bits, got, tc.want)
-		}
-	}
-	if !math.Signbit(Float16(0x8000)) || !math.IsNaN(Float16(0x7e00)) {
-		t.Errorf("-0 or NaN wrong")
 	}
 }

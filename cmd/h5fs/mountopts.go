@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/h5fs/h5fs/fsnode"
+)
+
+// mountOptions are the parsed `-o` options of a mount.
+type mountOptions struct {
+	fsnode.MountOptions
+}
+
+// ignoredOptions are the generic mount(8) and fstab options a FUSE mount
+// helper receives and has no use for.
+var ignoredOptions = map[string]bool{
+	"ro": true, "defaults": true, "auto": true, "noauto": true, "user": true, "nouser": true,
+	"users": true, "_netdev": true, "nofail": true, "dev": true, "nodev": true, "suid": true,
+	"nosuid": true, "exec": true, "noexec": true, "atime": true, "noatime": true,
+	"relatime": true, "async": true,
+}
+
+// parseMountOptions parses comma-separated mount options (several -o
+// flags are joined). Files belong to the mounting user unless uid= or
+// gid= say otherwise.
+func parseMountOptions(opts []string) (mountOptions, error) {
+	mo := mountOptions{}
+	mo.UID, mo.GID = uint32(os.Getuid()), uint32(os.Getgid())
+	for _, o := range strings.Split(strings.Join(opts, ","), ",") {
+		key, val, hasVal := strings.Cut(o, "=")
+		switch {
+		case o == "" || ignoredOptions[o] || strings.HasPrefix(o, "x-") || key == "comment":
+		case o == "allow_other":
+			mo.AllowOther = true
+		case (key == "uid" || key == "gid") && hasVal:
+			n, err := strconv.ParseUint(val, 10, 32)
+			if err != nil {
+				return mo, fmt.Errorf("mount option %q: not a numeric id", o)
+			}
+			if key == "uid" {
+				mo.UID = uint32(n)
+			} else {
+				mo.GID = uint32(n)
+			}
+		default:
+			return mo, fmt.Errorf("mount option %q is not supported (read-only mounts; allow_other, uid=N, gid=N)", o)
+		}
+	}
+	return mo, nil
+}
+
+// listFlag is a flag that may be given several times.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value.
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }

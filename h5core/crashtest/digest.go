@@ -1,0 +1,59 @@
+package crashtest
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+//go:embed digest.py
+var digestScript []byte
+
+// Python is the interpreter with h5py that Digest runs (Debian's, which
+// scripts/test.sh provides).
+var Python = "/usr/bin/python3"
+
+// FileDigest is what libhdf5, through h5py, sees in one file: Error is
+// set when it cannot open or read it.
+type FileDigest struct {
+	Error    string                    `json:"error"`
+	Datasets map[string]DatasetDigest  `json:"datasets"`
+	Attrs    map[string]map[string]any `json:"attrs"` // by object path, then name
+}
+
+// DatasetDigest is one dataset's shape and values, flattened row-major
+// (JSON numbers: float64).
+type DatasetDigest struct {
+	Shape  []uint64 `json:"shape"`
+	Values []any    `json:"values"`
+}
+
+// Digest opens every named file with h5py (libhdf5 1.10) in one Python
+// process and returns what it sees, by file name.
+func Digest(paths ...string) (map[string]FileDigest, error) {
+	dir, err := os.MkdirTemp("", "h5digest")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "digest.py")
+	if err := os.WriteFile(script, digestScript, 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(Python, append([]string{script}, paths...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return nil, fmt.Errorf("h5py digest: %v: %s", err, ee.Stderr)
+		}
+		return nil, fmt.Errorf("h5py digest: %w", err)
+	}
+	res := map[string]FileDigest{}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("h5py digest output: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,273 @@
+package h5core
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// The rollback journal (the SQLite model). Before a transaction overwrites
+// any byte that existed when it began, the old content of that range goes
+// to FILE-journal beside the file and is fsynced; bytes past the old end of
+// the file are not journaled, the journal's header records the old size
+// instead. Layout, all little-endian:
+//
+//	header:  "H5FSJRNL" | version u32 (1) | reserved u32 | old size u64 | lookup3 u32 | pad u32
+//	records: offset u64 | length u32 | old bytes | lookup3 u32 of the preceding fields
+//
+// A journal is hot when its header is intact. Rolling back writes the
+// intact records back in reverse order (each holds the content the range
+// had before the transaction), truncates the file to the old size, syncs,
+// and removes the journal. A torn last record was never acted on: its
+// range is only overwritten after the record is durable.
+
+const (
+	journalMagic      = "H5FSJRNL"
+	journalHeaderSize = 32
+	journalRecordHead = 12
+	// maxJournalRecord bounds one record when reading a journal back.
+	maxJournalRecord = 1 << 30
+)
+
+// JournalPath returns the path of the rollback journal of an HDF5 file.
+func JournalPath(name string) string { return name + "-journal" }
+
+// journal is the rollback journal of one transaction.
+type journal struct {
+	fsys    FS
+	path    string
+	fh      FSFile      // nil until the first record
+	end     int64       // bytes written to fh
+	oldSize int64       // size of the data file when the transaction began
+	saved   []byteRange // ranges of the data file already journaled, sorted
+}
+
+// byteRange is a byte range [off, end) of a file.
+type byteRange struct{ off, end int64 }
+
+// uncovered returns the parts of s that no saved byteRange covers.
+func (j *journal) uncovered(s byteRange) []byteRange {
+	var out []byteRange
+	cur := s.off
+	i := sort.Search(len(j.saved), func(i int) bool { return j.saved[i].end > cur })
+	for ; i < len(j.saved) && cur < s.end; i++ {
+		v := j.saved[i]
+		if v.off > cur {
+			out = append(out, byteRange{cur, min(v.off, s.end)})
+		}
+		cur = max(cur, v.end)
+	}
+	if cur < s.end {
+		out = append(out, byteRange{cur, s.end})
+	}
+	return out
+}
+
+// add records s as journaled, keeping saved sorted and merged.
+func (j *journal) add(s byteRange) {
+	j.saved = append(j.saved, s)
+	sort.Slice(j.saved, func(a, b int) bool { return j.saved[a].off < j.saved[b].off })
+	out := j.saved[:1]
+	for _, v := range j.saved[1:] {
+		if last := &out[len(out)-1]; v.off <= last.end {
+			last.end = max(last.end, v.end)
+		} else {
+			out = append(out, v)
+		}
+	}
+	j.saved = out
+}
+
+// save journals the old content (read from data) of every range in
+// spans that lies before the old end of file and was not journaled yet,
+// and makes the journal durable. It returns once the ranges may be
+// overwritten.
+func (j *journal) save(data FSFile, spans []byteRange) error {
+	var todo []byteRange
+	for _, s := range spans {
+		s.end = min(s.end, j.oldSize)
+		if s.off >= s.end {
+			continue
+		}
+		todo = append(todo, j.uncovered(s)...)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	created := false
+	if j.fh == nil {
+		fh, err := j.fsys.OpenFile(j.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return fmt.Errorf("create rollback journal: %w", err)
+		}
+		j.fh, created = fh, true
+		hdr := make([]byte, journalHeaderSize)
+		copy(hdr, journalMagic)
+		binary.LittleEndian.PutUint32(hdr[8:], 1)
+		binary.LittleEndian.PutUint64(hdr[16:], uint64(j.oldSize))
+		binary.LittleEndian.PutUint32(hdr[24:], lookup3(hdr[:24], 0))
+		if _, err := fh.WriteAt(hdr, 0); err != nil {
+			return fmt.Errorf("write rollback journal: %w", err)
+		}
+		j.end = journalHeaderSize
+	}
+	var buf []byte
+	for _, s := range todo {
+		n := s.end - s.off
+		rec := make([]byte, journalRecordHead+n+4)
+		binary.LittleEndian.PutUint64(rec, uint64(s.off))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(n))
+		if _, err := data.ReadAt(rec[journalRecordHead:journalRecordHead+n], s.off); err != nil {
+			return fmt.Errorf("read bytes to journal at %#x: %w", s.off, err)
+		}
+		binary.LittleEndian.PutUint32(rec[journalRecordHead+n:], lookup3(rec[:journalRecordHead+n], 0))
+		buf = append(buf, rec...)
+	}
+	if _, err := j.fh.WriteAt(buf, j.end); err != nil {
+		return fmt.Errorf("write rollback journal: %w", err)
+	}
+	j.end += int64(len(buf))
+	if err := j.fh.Sync(); err != nil {
+		return fmt.Errorf("sync rollback journal: %w", err)
+	}
+	if created {
+		if err := j.fsys.SyncDir(filepath.Dir(j.path)); err != nil {
+			return fmt.Errorf("sync directory of rollback journal: %w", err)
+		}
+	}
+	for _, s := range todo {
+		j.add(s)
+	}
+	return nil
+}
+
+// remove deletes the journal durably: the commit point of a transaction.
+func (j *journal) remove() error {
+	if j.fh == nil {
+		return nil
+	}
+	j.fh.Close()
+	j.fh = nil
+	if err := j.fsys.Remove(j.path); err != nil {
+		return fmt.Errorf("remove rollback journal: %w", err)
+	}
+	if err := j.fsys.SyncDir(filepath.Dir(j.path)); err != nil {
+		return fmt.Errorf("sync directory of rollback journal: %w", err)
+	}
+	j.saved = nil
+	return nil
+}
+
+// Recover rolls back an interrupted transaction on the named file: if
+// its rollback journal is hot, the old bytes are written back, the file is
+// truncated to its old size and the journal is removed, and Recover says
+// so on stderr. It reports whether it rolled anything back. Every h5fs
+// command that opens a file calls it first (OpenRW does).
+func Recover(name string) (bool, error) { return RecoverFS(OSFS, name, os.Stderr) }
+
+// RecoverFS is Recover through fsys, logging to log (nil: silent).
+func RecoverFS(fsys FS, name string, log io.Writer) (bool, error) {
+	jpath := JournalPath(name)
+	jf, err := fsys.OpenFile(jpath, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: open rollback journal: %w", name, err)
+	}
+	recs, oldSize, hot, err := readJournal(jf)
+	jf.Close()
+	if err != nil {
+		return false, fmt.Errorf("%s: read rollback journal: %w", name, err)
+	}
+	if hot {
+		df, err := fsys.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			return false, fmt.Errorf("%s: open to roll back: %w", name, err)
+		}
+		err = rollBack(df, recs, oldSize)
+		if cerr := df.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: roll back interrupted write: %w", name, err)
+		}
+	}
+	if err := fsys.Remove(jpath); err != nil {
+		return false, fmt.Errorf("%s: remove rollback journal: %w", name, err)
+	}
+	if err := fsys.SyncDir(filepath.Dir(jpath)); err != nil {
+		return false, fmt.Errorf("%s: sync directory: %w", name, err)
+	}
+	if hot && log != nil {
+		fmt.Fprintf(log, "h5fs: %s: rolled back an interrupted write (hot journal %s: %d ranges restored, size %d)\n", name, jpath, len(recs), oldSize)
+	}
+	return hot, nil
+}
+
+// journalRecord is one range of old bytes.
+type journalRecord struct {
+	off  int64
+	data []byte
+}
+
+// readJournal returns the intact records of a journal and the old size;
+// hot is false when the header itself is torn (nothing was overwritten).
+func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err error) {
+	size, err := jf.Size()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	hdr := make([]byte, journalHeaderSize)
+	if size < journalHeaderSize {
+		return nil, 0, false, nil
+	}
+	if _, err := jf.ReadAt(hdr, 0); err != nil {
+		return nil, 0, false, err
+	}
+	if string(hdr[:8]) != journalMagic || binary.LittleEndian.Uint32(hdr[24:]) != lookup3(hdr[:24], 0) {
+		return nil, 0, false, nil
+	}
+	if v := binary.LittleEndian.Uint32(hdr[8:]); v != 1 {
+		return nil, 0, false, fmt.Errorf("journal version %d unknown", v)
+	}
+	oldSize = int64(binary.LittleEndian.Uint64(hdr[16:]))
+	for pos := int64(journalHeaderSize); pos+journalRecordHead+4 <= size; {
+		head := make([]byte, journalRecordHead)
+		if _, err := jf.ReadAt(head, pos); err != nil {
+			return nil, 0, false, err
+		}
+		n := int64(binary.LittleEndian.Uint32(head[8:]))
+		if n > maxJournalRecord || pos+journalRecordHead+n+4 > size {
+			break // torn
+		}
+		rec := make([]byte, journalRecordHead+n+4)
+		if _, err := jf.ReadAt(rec, pos); err != nil {
+			return nil, 0, false, err
+		}
+		if binary.LittleEndian.Uint32(rec[journalRecordHead+n:]) != lookup3(rec[:journalRecordHead+n], 0) {
+			break // torn
+		}
+		recs = append(recs, journalRecord{int64(binary.LittleEndian.Uint64(rec)), rec[journalRecordHead : journalRecordHead+n]})
+		pos += journalRecordHead + n + 4
+	}
+	return recs, oldSize, true, nil
+}
+
+// rollBack writes the records back, newest first, truncates and syncs.
+func rollBack(df FSFile, recs []journalRecord, oldSize int64) error {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if _, err := df.WriteAt(recs[i].data, recs[i].off); err != nil {
+			return err
+		}
+	}
+	if err := df.Truncate(oldSize); err != nil {
+		return err
+	}
+	return df.Sync()
+}

@@ -1,0 +1,39 @@
+package h5core
+
+import "encoding/binary"
+
+// superblockEOF returns the superblock bytes (at relative address 0) with
+// the end-of-file address set to eoa and, for versions 2 and 3, the
+// checksum recomputed: the whole block, to be written at once.
+func (tx *Tx) superblockEOF(eoa uint64) (uint64, []byte, error) {
+	f := tx.w.f
+	so := uint64(f.so)
+	var at, end uint64 // the address field, the end of the block
+	switch f.sb.version {
+	case 0:
+		at = 24 + 2*so
+		end = at + 2*so
+	case 1:
+		at = 28 + 2*so
+		end = at + 2*so
+	default:
+		at = 12 + 2*so
+		end = 12 + 4*so + 4
+	}
+	b, err := tx.read(0, end)
+	if err != nil {
+		return 0, nil, err
+	}
+	putAddr(b[at:], eoa, f.so)
+	if f.sb.version >= 2 {
+		binary.LittleEndian.PutUint32(b[end-4:], lookup3(b[:end-4], 0))
+	}
+	return 0, b, nil
+}
+
+// putAddr encodes an address of n bytes (all ones for undefAddr).
+func putAddr(b []byte, v uint64, n int) {
+	for i := range n {
+		b[i] = byte(v >> (8 * i))
+	}
+}

@@ -1,0 +1,296 @@
+package h5core
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Tx is a transaction on a file open for writing (RW.Begin). Its
+// operations name datasets and objects by absolute path:
+//
+//	tx, _ := rw.Begin()
+//	tx.SetExtent("/t/x", []uint64{n + k})         // within the maximum dimensions
+//	tx.WriteAt("/t/x", elems, int64(n)*elemSize)  // the file's element bytes, as ReadAt returns them
+//	tx.Barrier()                                  // everything so far durable
+//	tx.SetAttribute("/t", "NROWS", nrowsLE)       // a commit point of the caller's own
+//	tx.Commit()                                   // durable; the journal is gone
+//
+// Data written past the end of file (new chunks, new index nodes) goes to
+// the disk at once; libhdf5 ignores bytes past the superblock's
+// end-of-file address, so they change nothing until a barrier. Overwrites
+// of existing bytes (index entries, object header messages, attribute
+// values, the superblock's end-of-file address) are kept in memory, where
+// reads through RW.File see them, until Barrier or Commit, which:
+//
+//  1. writes the chunk index structures that are rebuilt rather than
+//     patched (B-trees) past the end of file,
+//  2. fsyncs the file, so everything new is durable,
+//  3. saves the old content of every range about to be overwritten to
+//     the rollback journal and fsyncs it (FILE-journal, see Recover),
+//  4. writes the superblock's new end-of-file address and fsyncs, so no
+//     pointer to the new space can precede it,
+//  5. writes the other overwrites in the order they were made (pointers
+//     to new structures last: a dataset's layout and dataspace messages are
+//     rewritten after its index) and fsyncs.
+//
+// Every checksummed block is rewritten whole. Commit then removes the
+// journal durably: that is the commit point. A crash before it, or
+// Rollback, or any write error (ENOSPC, EIO: the transaction is then
+// failed and only Rollback is left) restores the file as it was at Begin,
+// now or when the file is next opened. A caller that orders its own
+// commit point, as HEP001's NROWS, issues Barrier before writing it: a
+// crash before recovery then shows libhdf5 the old or the new value.
+//
+// Chunks go through the dataset's filter pipeline. A dataset that cannot
+// grow (contiguous or compact layout, or a fixed maximum extent) is an
+// error naming it, before anything is changed.
+type Tx struct {
+	w       *RW
+	j       *journal
+	oldSize int64  // size of the file at Begin
+	eoa     uint64 // end of allocated space, relative to the base
+	sbEOA   uint64 // the superblock's end-of-file address as on disk
+	dsets   map[string]*dsWriter
+	order   []*dsWriter // datasets in the order first touched
+	err     error       // sticky: the first write error
+	done    bool
+}
+
+// ErrTxDone is returned by operations on a committed or rolled-back
+// transaction.
+var ErrTxDone = errors.New("transaction already committed or rolled back")
+
+// Begin starts a transaction. There is at most one at a time.
+func (w *RW) Begin() (*Tx, error) {
+	if w.tx != nil {
+		return nil, fmt.Errorf("%s: a transaction is already open", w.name)
+	}
+	size, err := w.fh.Size()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.name, err)
+	}
+	rel := uint64(size) - w.f.base
+	tx := &Tx{w: w, oldSize: size, eoa: max(w.f.sb.eofAddr, rel), sbEOA: w.f.sb.eofAddr,
+		dsets: map[string]*dsWriter{},
+		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size}}
+	w.tx = tx
+	return tx, nil
+}
+
+// check returns the error that stops an operation before it starts.
+func (tx *Tx) check() error {
+	if tx.done {
+		return ErrTxDone
+	}
+	return tx.err
+}
+
+// fail records the first write error: the transaction can only be rolled
+// back after it.
+func (tx *Tx) fail(err error) error {
+	if err != nil && tx.err == nil {
+		tx.err = fmt.Errorf("%s: transaction failed, roll back: %w", tx.w.name, err)
+	}
+	return err
+}
+
+// alloc reserves n bytes at the end of the file and returns their
+// address.
+func (tx *Tx) alloc(n uint64) uint64 {
+	a := tx.eoa
+	tx.eoa += n
+	if end := int64(tx.eoa + tx.w.f.base); end > tx.w.ov.size {
+		tx.w.ov.size = end
+		tx.w.f.size = end
+	}
+	return a
+}
+
+// write writes b at relative address addr: at once past the old end of
+// file, into the overlay (until the next barrier) before it.
+func (tx *Tx) write(addr uint64, b []byte) error {
+	abs := int64(addr + tx.w.f.base)
+	if abs+int64(len(b)) > tx.w.ov.size {
+		return fmt.Errorf("%s: write of %d bytes at %#x past the allocated end of file", tx.w.name, len(b), addr)
+	}
+	if abs < tx.oldSize {
+		n := min(int64(len(b)), tx.oldSize-abs)
+		tx.w.ov.put(abs, b[:n])
+		b, abs = b[n:], abs+n
+	}
+	if len(b) > 0 {
+		if _, err := tx.w.fh.WriteAt(b, abs); err != nil {
+			return tx.fail(fmt.Errorf("write %d bytes at %#x: %w", len(b), abs, err))
+		}
+	}
+	tx.w.f.resetCaches()
+	return nil
+}
+
+// read reads n bytes at relative address addr as the transaction sees
+// them.
+func (tx *Tx) read(addr, n uint64) ([]byte, error) { return tx.w.f.read(addr, n) }
+
+// Barrier makes everything the transaction wrote so far durable, in the
+// order described on Tx.
+func (tx *Tx) Barrier() error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	return tx.fail(tx.barrier())
+}
+
+func (tx *Tx) barrier() error {
+	for _, d := range tx.order {
+		if err := d.flush(); err != nil {
+			return err
+		}
+	}
+	var first []pendingWrite
+	if tx.eoa != tx.sbEOA {
+		addr, b, err := tx.superblockEOF(tx.eoa)
+		if err != nil {
+			return err
+		}
+		first = append(first, pendingWrite{int64(addr + tx.w.f.base), b})
+	}
+	ov := tx.w.ov
+	fh := tx.w.fh
+	if err := fh.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	rest := ov.pending
+	spans := make([]byteRange, 0, len(rest)+1)
+	for _, p := range append(first, rest...) {
+		spans = append(spans, byteRange{p.off, p.off + int64(len(p.data))})
+	}
+	if err := tx.j.save(fh, spans); err != nil {
+		return err
+	}
+	for _, group := range [][]pendingWrite{first, rest} {
+		if len(group) == 0 {
+			continue
+		}
+		for _, p := range group {
+			if _, err := fh.WriteAt(p.data, p.off); err != nil {
+				return fmt.Errorf("write %d bytes at %#x: %w", len(p.data), p.off, err)
+			}
+		}
+		if err := fh.Sync(); err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+	}
+	ov.pending = nil
+	tx.sbEOA = tx.eoa
+	tx.w.f.sb.eofAddr = tx.eoa
+	return nil
+}
+
+// Commit makes the transaction durable and ends it.
+func (tx *Tx) Commit() error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	if err := tx.fail(tx.barrier()); err != nil {
+		return err
+	}
+	if err := tx.fail(tx.j.remove()); err != nil {
+		return err
+	}
+	tx.done = true
+	tx.w.tx = nil
+	tx.w.f.resetCaches()
+	return nil
+}
+
+// Rollback undoes the transaction: the file is as it was at Begin. If
+// restoring fails the journal stays, and the next open rolls back.
+func (tx *Tx) Rollback() error {
+	if tx.done {
+		return ErrTxDone
+	}
+	tx.done = true
+	w := tx.w
+	w.tx = nil
+	w.ov.pending = nil
+	var err error
+	if tx.j.fh != nil {
+		tx.j.fh.Close()
+		tx.j.fh = nil
+		_, err = RecoverFS(w.fsys, w.name, nil)
+	} else {
+		err = w.fh.Truncate(tx.oldSize)
+		if err == nil {
+			err = w.fh.Sync()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: roll back: %w", w.name, err)
+	}
+	return w.load()
+}
+
+// pendingWrite is an overwrite waiting for the next barrier.
+type pendingWrite struct {
+	off  int64 // absolute file offset
+	data []byte
+}
+
+// overlay is the writer's io.ReaderAt: the file with the pending
+// overwrites laid over it, zeros where space is allocated but not yet
+// written.
+type overlay struct {
+	fh      FSFile
+	size    int64 // allocated size
+	pending []pendingWrite
+}
+
+// put adds an overwrite; one of the same range replaces its data.
+func (o *overlay) put(off int64, b []byte) {
+	b = append([]byte(nil), b...)
+	for i := range o.pending {
+		if p := &o.pending[i]; p.off == off && len(p.data) == len(b) {
+			p.data = b
+			return
+		}
+	}
+	o.pending = append(o.pending, pendingWrite{off, b})
+}
+
+func (o *overlay) ReadAt(p []byte, off int64) (int, error) {
+	if off >= o.size {
+		return 0, io.EOF
+	}
+	want := p
+	if int64(len(p)) > o.size-off {
+		p = p[:o.size-off]
+	}
+	n, err := o.fh.ReadAt(p, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, err
+	}
+	clear(p[n:])
+	for _, w := range o.pending {
+		lo, hi := max(off, w.off), min(off+int64(len(p)), w.off+int64(len(w.data)))
+		if lo < hi {
+			copy(p[lo-off:hi-off], w.data[lo-w.off:hi-w.off])
+		}
+	}
+	if len(p) < len(want) {
+		return len(p), io.EOF
+	}
+	return len(p), nil
+}
+
+// resetCaches forgets every decoded structure: the writer changed the
+// file under them.
+func (f *File) resetCaches() {
+	f.mu.Lock()
+	f.gheaps = map[uint64]*globalHeap{}
+	f.headers = map[uint64]*objectHeader{}
+	f.links = map[uint64][]Link{}
+	f.fheaps = map[uint64]*fractalHeap{}
+	f.mu.Unlock()
+	f.cache = newChunkCache(f.cache.budget)
+}

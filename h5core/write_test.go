@@ -1,0 +1,188 @@
+package h5core_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/h5core/crashtest"
+)
+
+// copyFixture copies testdata/write/NAME.h5 (made by testdata/gen_write.py)
+// to a temporary file and returns its path.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "write", name+".h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name+".h5")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// le encodes values as little-endian elements of size bytes (integers,
+// or float64 when size is 8 and float is set).
+func le(size int, float bool, vals ...float64) []byte {
+	out := make([]byte, size*len(vals))
+	for i, v := range vals {
+		b := out[i*size:]
+		switch {
+		case float:
+			binary.LittleEndian.PutUint64(b, math.Float64bits(v))
+		case size == 2:
+			binary.LittleEndian.PutUint16(b, uint16(int16(v)))
+		case size == 4:
+			binary.LittleEndian.PutUint32(b, uint32(int32(v)))
+		default:
+			binary.LittleEndian.PutUint64(b, uint64(int64(v)))
+		}
+	}
+	return out
+}
+
+// appendCase appends rows to one dataset; want is what h5py must then
+// show, computed from what it showed before.
+type appendCase struct {
+	path  string
+	size  int  // element size
+	float bool // float64 elements
+	width int  // elements per row (1 for 1-D)
+	rows  int  // rows to append
+	err   bool // the append must fail, changing nothing
+}
+
+var appendCases = map[string][]appendCase{
+	"earliest": {
+		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/c", size: 4, width: 3, rows: 5},
+		{path: "/t/many", size: 8, width: 1, rows: 700},
+		{path: "/fixed", size: 4, width: 1, rows: 10},
+		{path: "/fixed", size: 4, width: 1, rows: 11, err: true},
+		{path: "/contig", size: 4, width: 1, rows: 1, err: true},
+	},
+}
+
+func rowsValues(c appendCase, start int) []float64 {
+	var v []float64
+	for r := range c.rows {
+		for k := range c.width {
+			v = append(v, float64((start+r)*100+k+7))
+		}
+	}
+	return v
+}
+
+func TestWriteAppendLibhdf5(t *testing.T) {
+	for file, cases := range appendCases {
+		t.Run(file, func(t *testing.T) {
+			p := copyFixture(t, file)
+			before, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := before[p]
+			rw, err := h5core.OpenRW(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := rw.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				d := want.Datasets[c.path]
+				n := int(d.Shape[0])
+				dims := slices.Clone(d.Shape)
+				dims[0] += uint64(c.rows)
+				err := tx.SetExtent(c.path, dims)
+				if c.err {
+					if err == nil {
+						t.Errorf("%s: growing to %v succeeded, want an error", c.path, dims)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", c.path, err)
+				}
+				vals := rowsValues(c, n)
+				if err := tx.WriteAt(c.path, le(c.size, c.float, vals...), int64(n*c.width*c.size)); err != nil {
+					t.Fatalf("%s: %v", c.path, err)
+				}
+				d.Shape = dims
+				for _, v := range vals {
+					d.Values = append(d.Values, v)
+				}
+				want.Datasets[c.path] = d
+			}
+			if err := tx.Barrier(); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.SetAttribute("/t", "NROWS", le(8, false, 17)); err != nil {
+				t.Fatal(err)
+			}
+			want.Attrs["/t"]["NROWS"] = float64(17)
+			if err := tx.SetAttribute("/attrs", "a05", le(8, false, -5)); err != nil {
+				t.Fatal(err)
+			}
+			want.Attrs["/attrs"]["a05"] = float64(-5)
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(h5core.JournalPath(p)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("journal left after commit: %v", err)
+			}
+			after, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareDigest(t, after[p], want)
+		})
+	}
+}
+
+// compareDigest reports every difference between what libhdf5 saw and
+// what it should have.
+func compareDigest(t *testing.T, got, want crashtest.FileDigest) {
+	t.Helper()
+	if got.Error != "" {
+		t.Fatalf("libhdf5: %s", got.Error)
+	}
+	for p, w := range want.Datasets {
+		g, ok := got.Datasets[p]
+		if !ok {
+			t.Errorf("%s: missing", p)
+			continue
+		}
+		if !slices.Equal(g.Shape, w.Shape) {
+			t.Errorf("%s: shape %v, want %v", p, g.Shape, w.Shape)
+			continue
+		}
+		for i := range w.Values {
+			if g.Values[i] != w.Values[i] {
+				t.Errorf("%s: element %d is %v, want %v", p, i, g.Values[i], w.Values[i])
+				break
+			}
+		}
+	}
+	for o, attrs := range want.Attrs {
+		for n, v := range attrs {
+			if _, isList := v.([]any); isList {
+				continue
+			}
+			if got.Attrs[o][n] != v {
+				t.Errorf("%s: attribute %s is %v, want %v", o, n, got.Attrs[o][n], v)
+			}
+		}
+	}
+}
