@@ -96,9 +96,9 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 // decodeAhead notes a read of [off, end) and, when it continues a
 // sequential scan, starts decoding the chunks that follow it in the
 // background, as many as the chunk cache holds beside the chunk being read.
-// Reads count as sequential when they start within a chunk of the end of
-// the scan so far, since the kernel sends a reader's requests concurrently
-// and they arrive out of order.
+// Reads count as sequential when they start at most a chunk past the end
+// of the scan so far, or not far behind it: the kernel sends a reader's
+// requests concurrently and they arrive out of order.
 func (ds *Dataset) decodeAhead(idx chunkIndex, grid []uint64, off, end int64) {
 	g := ds.geom
 	cb := int64(g.chunkBytes())
@@ -109,7 +109,7 @@ func (ds *Dataset) decodeAhead(idx chunkIndex, grid []uint64, off, end int64) {
 	sc := &ds.scan
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if off < sc.next-cb || off > sc.next+cb {
+	if off < sc.next-(depth+1)*cb || off > sc.next+cb {
 		sc.next = end // a jump: a new scan starts here
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -126,8 +125,8 @@ func TestPartialReads(t *testing.T) {
 
 // TestScanDecodesOnce reads a gzip + shuffle dataset of 24 chunks the way
 // the kernel sends a reader's requests to a FUSE mount: small pieces in
-// order, served by several goroutines at once, so that they arrive out of
-// order. The decode-ahead must keep up without decoding any chunk twice,
+// order, a few at a time served by goroutines of their own, so that they
+// arrive out of order. The decode-ahead must not decode any chunk twice,
 // with a cache of only a few chunks.
 func TestScanDecodesOnce(t *testing.T) {
 	const chunk, nchunks = 16384, 24 // float64 elements
@@ -151,31 +150,29 @@ with h5py.File(sys.argv[1], "w") as f:
 	if err != nil {
 		t.Fatal(err)
 	}
-	const piece = 32 << 10
+	const piece, inFlight = 32 << 10, 3
 	got := make([]byte, ds.Size())
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				off := next.Add(piece) - piece
-				if off >= ds.Size() {
-					return
-				}
+	for first := int64(0); first < ds.Size(); first += piece * inFlight {
+		var wg sync.WaitGroup
+		errs := make(chan error, inFlight)
+		for k := range int64(inFlight) {
+			off := first + k*piece
+			if off >= ds.Size() {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				if _, err := ds.ReadAt(got[off:min(off+piece, ds.Size())], off); err != nil && err != io.EOF {
 					errs <- err
-					return
 				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
 	}
 	for i := range chunk * nchunks {
 		if v := math.Float64frombits(binary.LittleEndian.Uint64(got[8*i:])); v != float64(i) {
