@@ -23,6 +23,11 @@ type cachedChunk struct {
 	elem *list.Element
 }
 
+// cacheEntryCost is what a cached chunk costs beyond its bytes (entry,
+// channel, list element, map slot): counted against the budget, so that a
+// million tiny chunks cannot hold hundreds of megabytes of bookkeeping.
+const cacheEntryCost = 256
+
 // chunkCache is an LRU cache of decoded chunks with a byte budget. Loads
 // of the same chunk by concurrent readers are done once.
 type chunkCache struct {
@@ -67,13 +72,13 @@ func (c *chunkCache) get(key chunkKey, load func() ([]byte, error)) ([]byte, err
 	// A chunk larger than the whole budget is still kept, alone, so that
 	// the reads of one scan through it decode it once.
 	e.elem = c.lru.PushFront(e)
-	c.used += int64(len(e.data))
+	c.used += int64(len(e.data)) + cacheEntryCost
 	for c.used > c.budget && c.lru.Len() > 1 {
 		last := c.lru.Back()
 		old := last.Value.(*cachedChunk)
 		c.lru.Remove(last)
 		delete(c.m, old.key)
-		c.used -= int64(len(old.data))
+		c.used -= int64(len(old.data)) + cacheEntryCost
 	}
 	return e.data, e.err
 }

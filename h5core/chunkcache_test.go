@@ -17,7 +17,7 @@ func TestChunkCacheLoads(t *testing.T) {
 		{"oversized kept alone", map[uint64]int{1: 100, 2: 4}, []uint64{1, 1, 1, 2, 2, 1}, []uint64{1, 2, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newChunkCache(12)
+			c := newChunkCache(2*cacheEntryCost + 12) // two chunks of up to 6 bytes
 			var loads []uint64
 			for _, k := range tc.gets {
 				b, err := c.get(chunkKey{chunk: k}, func() ([]byte, error) {

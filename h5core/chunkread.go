@@ -22,8 +22,9 @@ const minParallelChunk = 64 << 10
 var readAhead = runtime.GOMAXPROCS(0) + 1
 
 // minDirectRun is the shortest stretch of an unfiltered chunk that a read
-// takes straight from the file into the caller's buffer; chunks whose rows
-// are shorter are read whole into the chunk cache, which costs fewer reads.
+// takes straight from the file into the caller's buffer; chunks of rank 2
+// and more whose rows are shorter are read whole into the chunk cache,
+// which costs fewer reads. (A chunk of rank 1 is one stretch.)
 const minDirectRun = 4 << 10
 
 // scanState follows one dataset's sequential scan for decode-ahead.
@@ -56,7 +57,7 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 	// decoding is worth a goroutine (filtered chunks of some size).
 	parallel := len(ds.Filters) > 0 && g.chunkBytes() >= minParallelChunk
 	direct := len(ds.Filters) == 0 && ds.layout.class == layoutChunked &&
-		g.chunk[len(g.chunk)-1]*g.elemSize >= minDirectRun
+		(len(g.chunk) == 1 || g.chunk[len(g.chunk)-1]*g.elemSize >= minDirectRun)
 	if parallel {
 		ds.decodeAhead(idx, grid, off, end)
 	}
@@ -95,14 +96,16 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 
 // decodeAhead notes a read of [off, end) and, when it continues a
 // sequential scan, starts decoding the chunks that follow it in the
-// background, as many as the chunk cache holds beside the chunk being read.
+// background, as many as the chunk cache holds beside the chunk being
+// read, the one before it (a straggling request may still want it) and
+// one spare.
 // Reads count as sequential when they start at most a chunk past the end
 // of the scan so far, or not far behind it: the kernel sends a reader's
 // requests concurrently and they arrive out of order.
 func (ds *Dataset) decodeAhead(idx chunkIndex, grid []uint64, off, end int64) {
 	g := ds.geom
 	cb := int64(g.chunkBytes())
-	depth := min(int64(readAhead), ds.f.cache.budget/cb-2)
+	depth := min(int64(readAhead), ds.f.cache.budget/(cb+cacheEntryCost)-3)
 	if depth <= 0 {
 		return
 	}
