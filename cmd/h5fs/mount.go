@@ -25,7 +25,7 @@ import (
 func runMount(args []string, w io.Writer) error {
 	fl := flags("mount")
 	var opts listFlag
-	fl.Var(&opts, "o", "mount options: ro, allow_other, uid=N, gid=N")
+	fl.Var(&opts, "o", "mount options: ro, rw, allow_other, uid=N, gid=N")
 	fg := fl.Bool("f", false, "stay in the foreground")
 	fl.BoolVar(fg, "foreground", false, "stay in the foreground")
 	logFile := fl.String("log-file", "", "where the background process logs")
@@ -63,16 +63,12 @@ func runMount(args []string, w io.Writer) error {
 		defer lf.Close()
 		l.SetOutput(lf)
 	}
-	f, err := h5core.OpenWith(src, h5core.Options{ChunkCacheBytes: mountChunkCache})
+	mount, closeFn, err := mounter(src, mp, mo, l)
 	if err != nil {
 		return reportFailure(ready, err)
 	}
-	defer f.Close()
-	tree, err := fsnode.New(f, treeOptions(l))
-	if err != nil {
-		return reportFailure(ready, err)
-	}
-	err = serve(func() (*fuse.Server, error) { return fsnode.MountWith(tree, mp, mo.MountOptions) }, mp, func() {
+	defer closeFn()
+	err = serve(mount, mp, func() {
 		if ready != nil {
 			fmt.Fprintln(ready, readyOK)
 			ready.Close()
@@ -83,9 +79,29 @@ func runMount(args []string, w io.Writer) error {
 	return reportFailure(ready, err)
 }
 
+// mounter returns the function that mounts src at mp: one HDF5 file, or
+// every HDF5 file below directory src; done closes what it opened.
+func mounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fuse.Server, error), done func(), err error) {
+	if st, err := os.Stat(src); err == nil && st.IsDir() {
+		d, err := fsnode.NewDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: dirChunkCache}})
+		if err != nil {
+			return nil, nil, err
+		}
+		return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
+	}
+	if mo.RW {
+		return rwMounter(src, mp, mo, l)
+	}
+	d, err := fsnode.NewFileDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: mountChunkCache}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
+}
+
 // mountedLine is what a successful mount prints: where, and how to undo it.
 func mountedLine(src, mp string) string {
-	return fmt.Sprintf("h5fs: %s mounted at %s (read-only); unmount with: %s", src, mp, unmountCommand(mp))
+	return fmt.Sprintf("h5fs: %s mounted at %s; unmount with: %s", src, mp, unmountCommand(mp))
 }
 
 // unmountCommand is the command that unmounts mp for the user running
@@ -106,12 +122,15 @@ func unmountCommand(mp string) string {
 // buffers. A scan of a 4 GB column turns that over many times a second,
 // so with Go's default GOGC=100 the heap grows to twice the live data
 // between collections (about 300-400 MB streaming an Arrow view of a gzip
-// column). Half the default chunk cache is still a few times a sequential
-// scan's read-ahead window, and collecting at 1.5x the live heap costs
+// column). Three quarters of the default chunk cache still hold a
+// sequential scan's read-ahead window (h5core sizes it to the cache), and collecting at 1.5x the live heap costs
 // little since pointer-free buffers are not scanned: together they keep a
 // streaming mount near 200 MB. GOGC in the environment still wins.
+// A directory mount gives each of its (at most 64) open files a small
+// chunk cache of its own.
 const (
 	mountChunkCache = 48 << 20
+	dirChunkCache   = 4 << 20
 	mountGCPercent  = 50
 )
 
