@@ -39,6 +39,12 @@ def common(f):
     for i in range(20):
         g.attrs["a%02d" % i] = np.int64(i)
     g.attrs["list"] = np.arange(5, dtype="i8")
+    g = f.create_group("links")
+    for i in range(3):
+        ds(g, "x%d" % i, np.arange(2, dtype="i2"))
+    g = f.create_group("dense_links", track_order=True)
+    for i in range(20):
+        ds(g, "d%02d" % i, np.arange(2, dtype="i2"))
 
 
 for libver in ("earliest", "latest"):
