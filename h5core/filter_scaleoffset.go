@@ -91,7 +91,7 @@ func decodeScaleOffset(cd []uint32, in, out []byte) ([]byte, error) {
 		}
 		copy(out, payload)
 		if bigEndian {
-			swapElements(out, size)
+			packItems(out, out, packSwap, size)
 		}
 		return out, nil
 	}
@@ -141,14 +141,4 @@ func decodeScaleOffset(cd []uint32, in, out []byte) ([]byte, error) {
 		putUint(out[i*8:], bits, 8, bigEndian)
 	}
 	return out, nil
-}
-
-// swapElements reverses the bytes of each size-byte element of b.
-func swapElements(b []byte, size int) {
-	for i := 0; i+size <= len(b); i += size {
-		e := b[i : i+size]
-		for j, k := 0, size-1; j < k; j, k = j+1, k-1 {
-			e[j], e[k] = e[k], e[j]
-		}
-	}
 }
