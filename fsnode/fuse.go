@@ -58,35 +58,46 @@ var (
 	_ fs.NodeReadlinker     = (*linkNode)(nil)
 )
 
-// Lookup implements fs.NodeLookuper. It is implemented (rather than left
-// to go-fuse's default) so that each child's own timeouts reach the kernel.
+// Lookup implements fs.NodeLookuper.
 func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	e, err := n.t.lookup(n.d, name)
+	return n.t.lookupNode(ctx, &n.Inode, n.d, name, out)
+}
+
+// lookupNode looks name up in directory d, whose inode is parent. It is
+// implemented (rather than left to go-fuse's default) so that each
+// child's own timeouts reach the kernel.
+func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	e, err := t.lookup(d, name)
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	timeout := n.t.attr(e, &out.Attr)
+	timeout := t.attr(e, &out.Attr)
 	out.SetEntryTimeout(longTimeout)
 	out.SetAttrTimeout(timeout)
-	if ch := n.GetChild(name); ch != nil {
+	if ch := parent.GetChild(name); ch != nil {
 		return ch, 0
 	}
 	var ops fs.InodeEmbedder
 	switch {
 	case e.dir != nil:
-		ops = &dirNode{t: n.t, d: e.dir}
+		ops = &dirNode{t: t, d: e.dir}
 	case e.file != nil:
-		ops = &fileNode{t: n.t, f: e.file}
+		ops = &fileNode{t: t, f: e.file}
 	default:
-		ops = &linkNode{t: n.t, target: e.target}
+		ops = &linkNode{t: t, target: e.target}
 	}
-	return n.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+	return parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
 }
 
-// OpendirHandle implements fs.NodeOpendirHandler: the listing, which
-// never changes, is kept in the kernel's cache (FOPEN_CACHE_DIR).
+// OpendirHandle implements fs.NodeOpendirHandler.
 func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	es, err := n.t.children(n.d)
+	return n.t.opendir(n.d)
+}
+
+// opendir lists directory d: the listing, which never changes, is kept in
+// the kernel's cache (FOPEN_CACHE_DIR).
+func (t *Tree) opendir(d *dir) (fs.FileHandle, uint32, syscall.Errno) {
+	es, err := t.children(d)
 	if err != nil {
 		return nil, 0, syscall.EIO
 	}

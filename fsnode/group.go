@@ -62,6 +62,9 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
 	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
+		if target, ok := t.externalTarget(g.Path, l); ok {
+			return []entry{{name: name, target: target}}
+		}
 		return []entry{{name: name, target: l.File + ":" + l.Target}}
 	}
 	o, err := g.OpenLink(l)

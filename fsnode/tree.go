@@ -31,6 +31,10 @@ type Options struct {
 	// Cache keeps the renderers' sizing passes across mounts; nil means
 	// none.
 	Cache *arrowexport.Cache
+	// ExternalLink, if set, returns the symbolic link target that an
+	// external link l in the group at HDF5 path group shows as, or false
+	// to show it as unresolved (FILE:PATH).
+	ExternalLink func(group string, l h5core.Link) (string, bool)
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when

@@ -19,6 +19,17 @@ func chunkSizeWidth(chunkBytes uint64) int {
 	return min(1+(bits.Len64(chunkBytes|1)-1+8)/8, 8)
 }
 
+// filteredSizeWidth is the width of the chunk size in filtered chunk
+// records of an ordinary chunked layout: computed from the chunk size up to
+// layout v4; the file's "size of lengths" in layout v5, which libhdf5 2.0
+// writes for file format 2.0 so that chunks may exceed 4 GiB.
+func (f *File) filteredSizeWidth(l *layout, g *chunkGeom) int {
+	if l.version >= 5 {
+		return f.sl
+	}
+	return chunkSizeWidth(g.chunkBytes())
+}
+
 // readBtree2Chunks reads every chunk record of a v2 B-tree chunk index.
 func (f *File) readBtree2Chunks(l *layout, g *chunkGeom, add func(chunkLoc) error) error {
 	if l.addr == undefAddr {
@@ -38,7 +49,7 @@ func (f *File) readBtree2Chunks(l *layout, g *chunkGeom, add func(chunkLoc) erro
 		typ = b[0]
 		recSize += l.stc.recordSize(g.filtered)
 	case g.filtered:
-		typ, sizeWidth = bt2ChunkFiltered, chunkSizeWidth(g.chunkBytes())
+		typ, sizeWidth = bt2ChunkFiltered, f.filteredSizeWidth(l, g)
 		recSize += sizeWidth + 4
 	}
 	t, err := f.readBtree2(l.addr, typ, recSize)

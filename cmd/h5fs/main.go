@@ -25,7 +25,7 @@ func init() {
 		{"dump", "dump [--raw] [--sparse [--locations-only]] FILE HDF5PATH  print a dataset (--raw: packed little-endian bytes; --sparse: defined elements as regions)", runDump},
 		{"stat", "stat FILE                              count objects, dataset layouts and filters", runStat},
 		{"cat", "cat FILE VIEWPATH                      print a file of the mount without mounting", runCat},
-		{"mount", "mount [-f] [-o ro,allow_other,uid=N,gid=N] [--log-file F] FILE MOUNTPOINT  mount FILE in the background (-f: foreground)", runMount},
+		{"mount", "mount [-f] [-o ro,allow_other,uid=N,gid=N] [--log-file F] FILE|DIR MOUNTPOINT  mount FILE (or every HDF5 file under DIR) in the background (-f: foreground)", runMount},
 		{"check", "check [--strict] [--verify-indexes] FILE  validate every table (HEP001 §12); exit 1 on a violation", runCheck},
 		{"demo", "demo [MOUNTPOINT]                      list and mount the built-in sample file", runDemo},
 	}

@@ -1,0 +1,598 @@
+package fsnode
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// DirOptions configure the mount of a directory of HDF5 files.
+type DirOptions struct {
+	// Tree are the options of each file's tree (Log, Cache).
+	Tree Options
+	// File are the options each HDF5 file is opened with.
+	File h5core.Options
+	// MaxOpen bounds the files open at once, both as descriptors and as
+	// parsed trees; zero means 64.
+	MaxOpen int
+	// Idle is how long a file's tree stays open unused; zero means a
+	// minute.
+	Idle time.Duration
+}
+
+// DirTree is the file tree of a directory of HDF5 files: each HDF5 file
+// (found by its signature, in subdirectories too) is a directory named
+// after it, opened on first look inside and closed when idle.
+type DirTree struct {
+	root    string
+	opt     DirOptions
+	top     *folder
+	members map[string]*member // by absolute file name
+	mtime   time.Time
+	fds     *fdPool
+	opened  atomic.Int64
+
+	mu   sync.Mutex
+	open *list.List // of *member, most recently used first
+	stop chan struct{}
+}
+
+// folder is a directory of the mounted directory that holds HDF5 files.
+type folder struct {
+	names   []string
+	folders map[string]*folder
+	files   map[string]*member
+}
+
+// NewDir scans the directory root for HDF5 files and returns its tree.
+// No HDF5 file is opened until something inside it is looked at.
+func NewDir(root string, opt DirOptions) (*DirTree, error) {
+	if opt.Tree.Log == nil {
+		opt.Tree.Log = log.Default()
+	}
+	if opt.MaxOpen <= 0 {
+		opt.MaxOpen = 64
+	}
+	if opt.Idle <= 0 {
+		opt.Idle = time.Minute
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	d := &DirTree{root: root, opt: opt, members: map[string]*member{}, mtime: st.ModTime(),
+		fds: &fdPool{max: opt.MaxOpen, lru: list.New()}, open: list.New(), stop: make(chan struct{})}
+	d.top = &folder{folders: map[string]*folder{}, files: map[string]*member{}}
+	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			d.opt.Tree.Log.Printf("h5fs: %v", err)
+			return nil
+		}
+		if !e.Type().IsRegular() || !isHDF5(p) {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		d.add(rel, &member{d: d, name: p, rel: rel})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	go d.sweep()
+	return d, nil
+}
+
+// Close stops closing idle files and closes every open one.
+func (d *DirTree) Close() {
+	close(d.stop)
+	d.mu.Lock()
+	var ms []*member
+	for e := d.open.Front(); e != nil; e = e.Next() {
+		ms = append(ms, e.Value.(*member))
+	}
+	d.mu.Unlock()
+	for _, m := range ms {
+		m.evict()
+	}
+}
+
+// Opened returns how many times an HDF5 file has been opened so far.
+func (d *DirTree) Opened() int64 { return d.opened.Load() }
+
+// add files member m at its relative path.
+func (d *DirTree) add(rel string, m *member) {
+	f := d.top
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for _, p := range parts[:len(parts)-1] {
+		sub, ok := f.folders[p]
+		if !ok {
+			sub = &folder{folders: map[string]*folder{}, files: map[string]*member{}}
+			f.folders[p] = sub
+			f.names = append(f.names, p)
+		}
+		f = sub
+	}
+	f.files[parts[len(parts)-1]] = m
+	f.names = append(f.names, parts[len(parts)-1])
+	sort.Strings(f.names)
+	d.members[m.name] = m
+}
+
+// isHDF5 reports whether the named file starts with the HDF5 signature
+// at offset 0, 512, 1024, 2048, … (after a user block).
+func isHDF5(name string) bool {
+	fh, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return false
+	}
+	sig := make([]byte, 8)
+	for off := int64(0); off+8 <= st.Size(); off = max(512, off*2) {
+		if _, err := fh.ReadAt(sig, off); err != nil {
+			return false
+		}
+		if string(sig) == "\x89HDF\r\n\x1a\n" {
+			return true
+		}
+	}
+	return false
+}
+
+// sweep closes files idle for longer than the Idle option.
+func (d *DirTree) sweep() {
+	tick := time.NewTicker(d.opt.Idle / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case now := <-tick.C:
+			var idle []*member
+			d.mu.Lock()
+			for e := d.open.Back(); e != nil; e = e.Prev() {
+				m := e.Value.(*member)
+				if now.Sub(m.lastUse) < d.opt.Idle {
+					break
+				}
+				idle = append(idle, m)
+			}
+			d.mu.Unlock()
+			for _, m := range idle {
+				m.evict()
+			}
+		}
+	}
+}
+
+// member is one HDF5 file of a directory mount.
+type member struct {
+	d    *DirTree
+	name string // absolute file name
+	rel  string // relative to the mount's root
+	node *memberNode
+
+	mu      sync.Mutex
+	tree    *Tree
+	r       *reopener
+	err     error     // why the file cannot be opened
+	errAt   time.Time // the file's mtime when it failed
+	lastUse time.Time
+	elem    *list.Element // in d.open while open
+}
+
+// get returns the file's tree, opening the file if it is not open. A file
+// that failed to open is tried again once its mtime changes.
+func (m *member) get() (*Tree, error) {
+	m.mu.Lock()
+	if m.err != nil {
+		if st, err := os.Stat(m.name); err != nil || st.ModTime().Equal(m.errAt) {
+			m.mu.Unlock()
+			return nil, m.err
+		}
+		m.err = nil
+	}
+	if m.tree == nil {
+		m.tree, m.r, m.err = m.openTree()
+		if m.err != nil {
+			if st, err := os.Stat(m.name); err == nil {
+				m.errAt = st.ModTime()
+			}
+			if strings.Contains(m.err.Error(), m.name) {
+				m.d.opt.Tree.Log.Printf("h5fs: %v", m.err)
+			} else {
+				m.d.opt.Tree.Log.Printf("h5fs: %s: %v", m.name, m.err)
+			}
+			m.mu.Unlock()
+			return nil, m.err
+		}
+	}
+	t := m.tree
+	m.mu.Unlock()
+	m.touch()
+	return t, nil
+}
+
+// openTree opens the file and makes its tree.
+func (m *member) openTree() (*Tree, *reopener, error) {
+	m.d.opened.Add(1)
+	r := &reopener{pool: m.d.fds, name: m.name}
+	st, err := os.Stat(m.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := h5core.NewFile(r, st.Size(), m.name, m.d.opt.File)
+	if err != nil {
+		r.close()
+		return nil, nil, err
+	}
+	opt := m.d.opt.Tree
+	opt.ExternalLink = m.externalLink
+	var t *Tree
+	err = guard(func() (err error) { t, err = New(f, opt); return err })
+	if err != nil {
+		r.close()
+		return nil, nil, err
+	}
+	return t, r, nil
+}
+
+// touch marks the member used now, and closes the least recently used
+// files beyond the MaxOpen option.
+func (m *member) touch() {
+	d := m.d
+	var over []*member
+	d.mu.Lock()
+	m.lastUse = time.Now()
+	if m.elem == nil {
+		m.elem = d.open.PushFront(m)
+	} else {
+		d.open.MoveToFront(m.elem)
+	}
+	for e := d.open.Back(); d.open.Len()-len(over) > d.opt.MaxOpen && e != nil && e != m.elem; e = e.Prev() {
+		over = append(over, e.Value.(*member))
+	}
+	d.mu.Unlock()
+	for _, o := range over {
+		o.evict()
+	}
+}
+
+// evict closes the member's file and drops its tree; the kernel forgets
+// what it knew of the file's directory, so the next look inside opens the
+// file again. Files open meanwhile keep reading (reopening the file).
+func (m *member) evict() {
+	d := m.d
+	d.mu.Lock()
+	if m.elem != nil {
+		d.open.Remove(m.elem)
+		m.elem = nil
+	}
+	d.mu.Unlock()
+	m.mu.Lock()
+	r := m.r
+	m.tree, m.r = nil, nil
+	m.mu.Unlock()
+	if r != nil {
+		r.close()
+	}
+	if n := m.node; n != nil {
+		// Not under any lock: the kernel may be waiting on a lookup.
+		go n.forget()
+	}
+}
+
+// externalLink resolves an external link of the member's group at HDF5
+// path group to a symbolic link to the object inside the mount, when the
+// link's file is a file of the mount.
+func (m *member) externalLink(group string, l h5core.Link) (string, bool) {
+	file := l.File
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(m.name), file)
+	}
+	to, ok := m.d.members[filepath.Clean(file)]
+	if !ok {
+		return "", false
+	}
+	ups := strings.Count(filepath.ToSlash(m.rel), "/") + 1 + depth(group)
+	target := strings.Repeat("../", ups) + filepath.ToSlash(to.rel)
+	for _, p := range strings.Split(l.Target, "/") {
+		if p != "" && p != "." {
+			target += "/" + EscapeName(p)
+		}
+	}
+	return target, true
+}
+
+// externalTarget returns the symbolic link an external link shows as,
+// if the tree's ExternalLink option resolves it.
+func (t *Tree) externalTarget(group string, l h5core.Link) (string, bool) {
+	if t.opt.ExternalLink == nil {
+		return "", false
+	}
+	return t.opt.ExternalLink(group, l)
+}
+
+// depth is the number of names in an HDF5 path ("/" has none).
+func depth(p string) int {
+	n := 0
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// MountDir mounts the tree of a directory of HDF5 files read-only at
+// mountpoint and returns the running server.
+func MountDir(d *DirTree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
+	return mountRoot(&folderNode{d: d, f: d.top}, d.root, mountpoint, mo)
+}
+
+// folderNode is a directory of the mounted directory.
+type folderNode struct {
+	gofs.Inode
+	d *DirTree
+	f *folder
+}
+
+// memberNode is the directory of one HDF5 file of a directory mount: the
+// root of the file's tree.
+type memberNode struct {
+	gofs.Inode
+	m *member
+}
+
+var (
+	_ gofs.NodeLookuper       = (*folderNode)(nil)
+	_ gofs.NodeOpendirHandler = (*folderNode)(nil)
+	_ gofs.NodeGetattrer      = (*folderNode)(nil)
+	_ gofs.NodeLookuper       = (*memberNode)(nil)
+	_ gofs.NodeOpendirHandler = (*memberNode)(nil)
+	_ gofs.NodeGetattrer      = (*memberNode)(nil)
+	_ gofs.NodeGetxattrer     = (*memberNode)(nil)
+	_ gofs.NodeListxattrer    = (*memberNode)(nil)
+)
+
+// dirAttr fills the attributes of a directory of a directory mount.
+func dirAttr(out *fuse.Attr, mtime time.Time) {
+	out.Mode = syscall.S_IFDIR | 0o555
+	out.Nlink = 2
+	out.SetTimes(nil, &mtime, &mtime)
+}
+
+// Lookup implements fs.NodeLookuper.
+func (n *folderNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	var ops gofs.InodeEmbedder
+	if sub, ok := n.f.folders[name]; ok {
+		dirAttr(&out.Attr, n.d.mtime)
+		ops = &folderNode{d: n.d, f: sub}
+	} else if m, ok := n.f.files[name]; ok {
+		m.attr(&out.Attr)
+		ops = m.nodeFor()
+	} else {
+		return nil, syscall.ENOENT
+	}
+	out.SetEntryTimeout(longTimeout)
+	out.SetAttrTimeout(longTimeout)
+	if ch := n.GetChild(name); ch != nil {
+		return ch, 0
+	}
+	return n.NewInode(ctx, ops, gofs.StableAttr{Mode: syscall.S_IFDIR}), 0
+}
+
+// OpendirHandle implements fs.NodeOpendirHandler.
+func (n *folderNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	list := make([]fuse.DirEntry, len(n.f.names))
+	for i, name := range n.f.names {
+		list[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR}
+	}
+	return gofs.NewListDirStream(list), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// Getattr implements fs.NodeGetattrer.
+func (n *folderNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	dirAttr(&out.Attr, n.d.mtime)
+	out.SetTimeout(longTimeout)
+	return 0
+}
+
+// nodeFor returns the member's node, made once (the kernel's inode of the
+// file's directory stays the same across closes).
+func (m *member) nodeFor() *memberNode {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.node == nil {
+		m.node = &memberNode{m: m}
+	}
+	return m.node
+}
+
+// attr fills the attributes of the member's directory, without opening
+// the file: its mtime is the file's.
+func (m *member) attr(out *fuse.Attr) {
+	mtime := m.d.mtime
+	if st, err := os.Stat(m.name); err == nil {
+		mtime = st.ModTime()
+	}
+	dirAttr(out, mtime)
+}
+
+// Lookup implements fs.NodeLookuper.
+func (n *memberNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	t, err := n.m.get()
+	if err != nil {
+		return nil, syscall.EIO
+	}
+	return t.lookupNode(ctx, &n.Inode, t.root, name, out)
+}
+
+// OpendirHandle implements fs.NodeOpendirHandler. The listing is not
+// kept by the kernel: the file may be closed, or change, meanwhile.
+func (n *memberNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	t, err := n.m.get()
+	if err != nil {
+		return nil, 0, syscall.EIO
+	}
+	h, _, errno := t.opendir(t.root)
+	return h, 0, errno
+}
+
+// Getattr implements fs.NodeGetattrer.
+func (n *memberNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.m.attr(&out.Attr)
+	out.SetTimeout(time.Second)
+	return 0
+}
+
+// Getxattr implements fs.NodeGetxattrer: the root group's attributes
+// (asking for another namespace opens nothing).
+func (n *memberNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	if !strings.HasPrefix(attr, xattrPrefix) {
+		return 0, syscall.EOPNOTSUPP
+	}
+	t, err := n.m.get()
+	if err != nil {
+		return 0, syscall.EIO
+	}
+	return t.getxattr(t.root.attrs, attr, dest)
+}
+
+// Listxattr implements fs.NodeListxattrer.
+func (n *memberNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	t, err := n.m.get()
+	if err != nil {
+		return 0, syscall.EIO
+	}
+	return t.listxattr(t.root.attrs, dest)
+}
+
+// forget drops the node's children, here and in the kernel, so that the
+// next lookup inside makes them anew from the file's next tree.
+func (n *memberNode) forget() {
+	for name := range n.Children() {
+		n.RmChild(name)
+		if errno := n.NotifyEntry(name); errno != 0 && errno != syscall.ENOENT {
+			n.m.d.opt.Tree.Log.Printf("h5fs: %s: forget %s: %v", n.m.name, name, errno)
+		}
+	}
+}
+
+// fdPool bounds the descriptors that the reopeners of a directory mount
+// hold open, closing the least recently used.
+type fdPool struct {
+	max int
+	mu  sync.Mutex
+	lru *list.List // of *reopener, most recently used first
+}
+
+// reopener reads a file through a descriptor that the pool may close
+// when others are needed; the next read opens the file again.
+type reopener struct {
+	pool *fdPool
+	name string
+
+	mu   sync.RWMutex
+	fh   *os.File
+	elem *list.Element // in pool.lru while fh is open; under pool.mu
+}
+
+// ReadAt implements io.ReaderAt.
+func (r *reopener) ReadAt(p []byte, off int64) (int, error) {
+	for {
+		r.mu.RLock()
+		if fh := r.fh; fh != nil {
+			n, err := fh.ReadAt(p, off)
+			r.mu.RUnlock()
+			r.pool.use(r)
+			return n, err
+		}
+		r.mu.RUnlock()
+		if err := r.reopen(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// reopen opens the file again if it is closed.
+func (r *reopener) reopen() error {
+	r.mu.Lock()
+	if r.fh == nil {
+		fh, err := os.Open(r.name)
+		if err != nil {
+			r.mu.Unlock()
+			return fmt.Errorf("reopen: %w", err)
+		}
+		r.fh = fh
+	}
+	r.mu.Unlock()
+	r.pool.use(r)
+	return nil
+}
+
+// close closes the descriptor, if open.
+func (r *reopener) close() {
+	r.pool.mu.Lock()
+	if r.elem != nil {
+		r.pool.lru.Remove(r.elem)
+		r.elem = nil
+	}
+	r.pool.mu.Unlock()
+	r.mu.Lock()
+	if r.fh != nil {
+		r.fh.Close()
+		r.fh = nil
+	}
+	r.mu.Unlock()
+}
+
+// use marks r used now and closes the least recently used descriptors
+// beyond the pool's bound.
+func (p *fdPool) use(r *reopener) {
+	var over []*reopener
+	p.mu.Lock()
+	if r.elem == nil {
+		r.elem = p.lru.PushFront(r)
+	} else {
+		p.lru.MoveToFront(r.elem)
+	}
+	for p.lru.Len() > p.max {
+		e := p.lru.Back()
+		o := e.Value.(*reopener)
+		p.lru.Remove(e)
+		o.elem = nil
+		over = append(over, o)
+	}
+	p.mu.Unlock()
+	for _, o := range over {
+		o.mu.Lock()
+		if o.fh != nil {
+			o.fh.Close()
+			o.fh = nil
+		}
+		o.mu.Unlock()
+	}
+}
