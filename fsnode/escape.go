@@ -9,8 +9,13 @@ import (
 // Names are shown as they are unless they could be misread: a leading dot
 // (".", "..", hidden files, and so never clashing with ".meta.json"), '/',
 // '%', control bytes, DEL and bytes that are not UTF-8 are written as %XX.
-// The mapping is one to one.
+// The empty name, which no directory can hold, is shown as "%" (which
+// escaping never makes otherwise, as it writes '%' as %25). The mapping
+// is one to one, and its results are never "", "." or "..", nor hold '/'.
 func EscapeName(name string) string {
+	if name == "" {
+		return "%"
+	}
 	var b strings.Builder
 	for i := 0; i < len(name); {
 		r, n := utf8.DecodeRuneInString(name[i:])

@@ -25,24 +25,11 @@ func TestEscapeName(t *testing.T) {
 		"\xff\xfeok": "%FF%FEok",
 		"Größe µm":   "Größe µm",
 		"a/b":        "a%2Fb",
+		"":           "%",
+		"%":          "%25",
 	} {
 		if got := EscapeName(in); got != want {
 			t.Errorf("EscapeName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestRelTarget(t *testing.T) {
-	for _, c := range []struct{ dir, target, want string }{
-		{"/", "/a/b", "a/b"},
-		{"/x/y", "/a", "../../a"},
-		{"/x", "sib", "../x/sib"},
-		{"/x", "/", ".."},
-		{"/", "/", "."},
-		{"/x", "/.dot", "../%2Edot"},
-	} {
-		if got := relTarget(c.dir, c.target); got != c.want {
-			t.Errorf("relTarget(%q, %q) = %q, want %q", c.dir, c.target, got, c.want)
 		}
 	}
 }

@@ -1,8 +1,7 @@
 package fsnode
 
 import (
-	"path"
-	"strings"
+	"fmt"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -12,28 +11,43 @@ const metaName = ".meta.json"
 
 // ancestry lists the groups above a directory (and its own), so that a
 // hard link back up the tree shows as a symbolic link, not as an endless
-// directory. inTable is set from a table down: objects inside a table are
-// not looked at as tables themselves.
+// directory. depth is the directory's depth below the tree's root (0 for
+// the root), which symbolic links climb. inTable is set from a table
+// down: objects inside a table are not looked at as tables themselves.
 type ancestry struct {
 	addr    uint64
-	path    string
+	depth   int
 	inTable bool
 	up      *ancestry
 }
 
 // within returns the ancestry below object o, which is a table if isTable.
 func (a *ancestry) within(o *h5core.Object, isTable bool) *ancestry {
-	return &ancestry{addr: o.Addr, path: o.Path, inTable: isTable || a != nil && a.inTable, up: a}
+	me := &ancestry{addr: o.Addr, inTable: isTable, up: a}
+	if a != nil {
+		me.depth = a.depth + 1
+		me.inTable = isTable || a.inTable
+	}
+	return me
 }
 
-// find returns the path of the ancestor stored at object header addr.
-func (a *ancestry) find(addr uint64) (string, bool) {
+// find returns the depth of the ancestor stored at object header addr.
+func (a *ancestry) find(addr uint64) (int, bool) {
 	for ; a != nil; a = a.up {
 		if a.addr == addr {
-			return a.path, true
+			return a.depth, true
 		}
 	}
-	return "", false
+	return 0, false
+}
+
+// openLink opens the object link l of group g points at: hard links
+// directly, soft links within one lookup's traversal budget (follow).
+func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error) {
+	if l.Type == h5core.LinkSoft {
+		return t.follow(g, l)
+	}
+	return g.OpenLink(l)
 }
 
 // groupDir is the directory of an ordinary group below ancestors up.
@@ -62,21 +76,23 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
 	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
-		if target, ok := t.externalTarget(g.Path, l); ok {
+		if target, ok := t.externalTarget(me.depth, l); ok {
 			return []entry{{name: name, target: target}}
 		}
-		return []entry{{name: name, target: l.File + ":" + l.Target}}
+		// Not a symbolic link: its target lies outside the mount.
+		err := fmt.Errorf("%s link to %q in %q: %w", l.Type, l.Target, l.File, h5core.ErrLinkNotFollowed)
+		return []entry{{name: name, file: errorFile(where, err)}}
 	}
-	o, err := g.OpenLink(l)
+	o, err := t.openLink(g, l)
 	if err != nil {
 		return []entry{{name: name, file: errorFile(where, err)}}
 	}
 	if o.Kind() == h5core.KindGroup {
 		if l.Type == h5core.LinkSoft {
-			return []entry{{name: name, target: relTarget(g.Path, l.Target)}}
+			return []entry{{name: name, target: softTarget(me.depth, l.Target)}}
 		}
-		if p, loop := me.find(o.Addr); loop {
-			return []entry{{name: name, target: relTarget(g.Path, p)}}
+		if anc, loop := me.find(o.Addr); loop {
+			return []entry{{name: name, target: upTarget(me.depth, anc)}}
 		}
 	}
 	if !me.inTable {
@@ -122,7 +138,7 @@ func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 			return nil, lerr
 		}
 		for _, l := range links {
-			c, cerr := o.OpenLink(l)
+			c, cerr := t.openLink(o, l)
 			if cerr != nil || c.Kind() != h5core.KindDataset {
 				es = append(es, t.linkEntries(o, l, me)...)
 				continue
@@ -136,27 +152,4 @@ func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 		return es, nil
 	}
 	return d
-}
-
-// relTarget returns the symbolic link target, relative to the directory of
-// group dirPath, of the soft link target (absolute, or relative to dirPath).
-func relTarget(dirPath, target string) string {
-	if !strings.HasPrefix(target, "/") {
-		target = dirPath + "/" + target
-	}
-	var parts []string
-	for _, p := range strings.Split(target, "/") {
-		if p != "" && p != "." {
-			parts = append(parts, EscapeName(p))
-		}
-	}
-	up := strings.Count(path.Clean("/"+dirPath), "/")
-	if dirPath == "/" || dirPath == "" {
-		up = 0
-	}
-	rel := strings.Repeat("../", up) + strings.Join(parts, "/")
-	if rel == "" {
-		return "."
-	}
-	return strings.TrimSuffix(rel, "/")
 }

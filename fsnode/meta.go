@@ -109,7 +109,7 @@ func (t *Tree) describe(o *h5core.Object, bad error) (*objectMeta, error) {
 		if l.Type == h5core.LinkExternal {
 			lm.Target = l.File + ":" + l.Target
 		}
-		if c, err := o.OpenLink(l); err != nil {
+		if c, err := t.openLink(o, l); err != nil {
 			lm.Error = err.Error()
 		} else {
 			lm.Kind = c.Kind().String()

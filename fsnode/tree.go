@@ -32,9 +32,15 @@ type Options struct {
 	// none.
 	Cache *arrowexport.Cache
 	// ExternalLink, if set, returns the symbolic link target that an
-	// external link l in the group at HDF5 path group shows as, or false
-	// to show it as unresolved (FILE:PATH).
-	ExternalLink func(group string, l h5core.Link) (string, bool)
+	// external link l shows as, in a directory at depth depth below the
+	// tree's root (0: the root), or false to show it as an entry that
+	// reads as EIO. The target must stay inside the mount: climb at most
+	// to the mount's root, then name only what the mount shows.
+	ExternalLink func(depth int, l h5core.Link) (string, bool)
+
+	// stale, if set, reports whether the HDF5 file has changed since the
+	// tree was made (see changes.go).
+	stale func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when

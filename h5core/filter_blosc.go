@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -150,7 +151,7 @@ func bloscDecodeStream(dst, src []byte, codec byte) error {
 			copy(dst, res)
 		}
 	case bloscSnappy:
-		return &unsupportedError{"blosc snappy codec not supported"}
+		n, err = snappyDecodeInto(dst, src)
 	default:
 		return fmt.Errorf("unknown blosc codec %d", codec)
 	}
@@ -301,7 +302,7 @@ const (
 // the chunk as one unsplit block, byte-shuffled when cd asks for shuffling
 // of either kind (the frame's flags say which was done, so any Blosc
 // reader undoes it), compressed with the compressor cd names (LZ4HC is
-// written as LZ4, which decodes the same). A chunk the compressor cannot
+// written as LZ4, which decodes the same; snappy as a raw Snappy block). A chunk the compressor cannot
 // shrink, a small one, or level 0 gives a frame that stores the bytes as
 // they are.
 func encodeBlosc(cd []uint32, in []byte) ([]byte, error) {
@@ -332,7 +333,7 @@ func encodeBlosc(cd []uint32, in []byte) ([]byte, error) {
 	case bloscCompZstd:
 		codec = bloscZstd
 	case bloscCompSnappy:
-		return nil, &unsupportedError{"blosc snappy compressor not supported"}
+		codec = bloscSnappy
 	default:
 		return nil, fmt.Errorf("unknown blosc compressor %d", comp)
 	}
@@ -390,6 +391,8 @@ func bloscEncodeStream(src []byte, codec byte, level int) ([]byte, error) {
 		return dst[:n], nil
 	case bloscZlib:
 		return encodeDeflate([]uint32{uint32(level)}, src)
+	case bloscSnappy:
+		return snappy.Encode(nil, src), nil
 	}
 	return encodeZstd([]uint32{uint32(level)}, src)
 }
@@ -464,4 +467,24 @@ func blosclzEncode(src []byte) []byte {
 		return nil
 	}
 	return out
+}
+
+// snappyDecodeInto decodes one raw Snappy block (Blosc's snappy codec) into
+// dst, which must be exactly its decoded size.
+func snappyDecodeInto(dst, src []byte) (int, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return 0, err
+	}
+	if n != len(dst) {
+		return 0, fmt.Errorf("snappy stream decodes to %d bytes, not %d", n, len(dst))
+	}
+	res, err := snappy.Decode(dst, src)
+	if err != nil {
+		return 0, err
+	}
+	if !sameArray(res, dst) {
+		copy(dst, res)
+	}
+	return len(res), nil
 }

@@ -99,6 +99,7 @@ func TestEncodeChunkLibhdf5(t *testing.T) {
 		{Name: "blosc_lz4hc_bitshuffle_u8", Dtype: "<u8", Filters: [][]any{blosc(5, 2, bloscCompLZ4HC)}},
 		{Name: "blosc_zlib_f4", Dtype: "<f4", Filters: [][]any{blosc(4, 1, bloscCompZlib)}},
 		{Name: "blosc_zstd_i8", Dtype: "<i8", Filters: [][]any{blosc(3, 1, bloscCompZstd)}},
+		{Name: "blosc_snappy_f8", Dtype: "<f8", Filters: [][]any{blosc(5, 1, bloscCompSnappy)}},
 		{Name: "blosc_random", Dtype: "<u4", Filters: [][]any{blosc(5, 1, bloscCompBloscLZ)}, data: "random"},
 		{Name: "blosc_small_chunks", Dtype: "<i2", Shape: []uint64{200}, Chunk: []uint64{30}, Filters: [][]any{blosc(5, 1, bloscCompLZ4)}},
 		{Name: "so_i4", Dtype: "<i4", Filters: [][]any{so(0)}},

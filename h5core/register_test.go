@@ -64,6 +64,7 @@ func TestEncodeChunkRoundTrip(t *testing.T) {
 		"blosc lz4hc 3":                  {blosc(3, 5, 1, bloscCompLZ4HC)},
 		"blosc zlib":                     {blosc(8, 6, 1, bloscCompZlib)},
 		"blosc zstd":                     {blosc(4, 3, 1, bloscCompZstd)},
+		"blosc snappy":                   {blosc(8, 5, 1, bloscCompSnappy)},
 		"blosc level 0":                  {blosc(4, 0, 1, bloscCompZstd)},
 		"blosc defaults":                 {{ID: FilterBlosc}},
 		"optional unknown then deflate":  {{ID: 40000, Flags: 1}, deflate(6)},
@@ -143,7 +144,7 @@ func TestEncodeChunkErrors(t *testing.T) {
 		{"unknown filter named by the file", []Filter{{ID: 40000, Name: "mine"}}, "cannot write a chunk filtered with 40000 (mine)"},
 		{"required lzf declining", []Filter{{ID: FilterLZF}}, "filter 32000 (lzf): filter declined the chunk"},
 		{"bad shuffle parameters", []Filter{{ID: FilterShuffle, ClientData: []uint32{0}}}, "filter 2 (shuffle): invalid shuffle parameters"},
-		{"blosc snappy", []Filter{{ID: FilterBlosc, ClientData: []uint32{2, 2, 4, 64, 5, 1, 3}}}, "filter 32001 (blosc): blosc snappy compressor not supported"},
+		{"blosc unknown compressor", []Filter{{ID: FilterBlosc, ClientData: []uint32{2, 2, 4, 64, 5, 1, 9}}}, "filter 32001 (blosc): unknown blosc compressor 9"},
 		{"too many filters", make([]Filter, 33), "33 filters"},
 	} {
 		_, _, err := encodeChunk(tc.pipeline, data)

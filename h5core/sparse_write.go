@@ -3,6 +3,7 @@ package h5core
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Writing structured chunks (sparse-structured-chunk-format.md §4, §10):
@@ -51,7 +52,7 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	var out []byte
 	for i, sec := range [][]byte{sec0, vals} {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
-			enc, mask, err := encodeSection(ds.SectionFilters[i], sec)
+			enc, mask, err := encodeChunk(ds.SectionFilters[i], sec)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: section %d: %w", ds.f.name, ds.Path, scaled, i, err)
 			}
@@ -66,11 +67,156 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	return out, rec, nil
 }
 
-// encodeSection runs one section through its filter pipeline, returning
-// the filtered bytes and the filter mask (bit i set: filter i skipped).
-func encodeSection(filters []Filter, data []byte) ([]byte, uint32, error) {
-	if len(filters) > 0 {
-		return nil, 0, fmt.Errorf("writing filtered sections (filter %s): %w", filterLabel(&filters[0]), ErrUnsupported)
+// WriteSparseChunk replaces the structured chunk at chunk coordinates
+// scaled of the sparse dataset at path by one holding exactly the
+// positions idx (ascending row-major linear indices inside the chunk)
+// with the values vals (packed in the file's datatype, in the same
+// order). The chunk is written at the end of the file and its index
+// record (address, size, section offsets, unfiltered sizes, filter
+// masks) rewritten at the next barrier; with no position the chunk is
+// removed from the index, as the prototype's erase does (§10). Positions
+// must lie inside the dataset's current extent (SetExtent first).
+func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) error {
+	if err := tx.check(); err != nil {
+		return err
 	}
-	return data, 0, nil
+	d, err := tx.dataset(path)
+	if err != nil {
+		return err
+	}
+	ds := d.ds
+	if !ds.IsSparse() {
+		return d.errf("WriteSparseChunk on a %s dataset that is not sparse", ds.Layout())
+	}
+	if err := ds.checkStructured(); err != nil {
+		return ds.err(err)
+	}
+	g := ds.geom
+	if len(scaled) != len(g.chunk) {
+		return d.errf("chunk coordinates %v for rank %d", scaled, len(g.chunk))
+	}
+	for i, s := range scaled {
+		if s >= (g.dims[i]+g.chunk[i]-1)/g.chunk[i] {
+			return d.errf("chunk %v lies outside the extent %v", scaled, g.dims)
+		}
+	}
+	for _, p := range idx {
+		for i := len(g.chunk) - 1; i >= 0; i-- {
+			if scaled[i]*g.chunk[i]+p%g.chunk[i] >= g.dims[i] {
+				return d.errf("chunk %v: position %d lies outside the extent %v", scaled, p, g.dims)
+			}
+			p /= g.chunk[i]
+		}
+	}
+	loc := chunkLoc{scaled: slices.Clone(scaled), addr: undefAddr}
+	if len(idx) > 0 {
+		enc, rec, err := ds.encodeSparseChunk(scaled, g.dims, idx, vals)
+		if err != nil {
+			return err
+		}
+		loc.addr, loc.size, loc.stc = tx.alloc(uint64(len(enc))), uint64(len(enc)), rec
+		if err := tx.write(loc.addr, enc); err != nil {
+			return err
+		}
+	}
+	return tx.fail(d.idx.set(loc))
+}
+
+// newStructuredIndexWriter returns the writer of a structured-chunk
+// dataset's index: the single-chunk record lives in the layout message;
+// the array and B-tree writers encode structured records themselves.
+func (tx *Tx) newStructuredIndexWriter(d *dsWriter) (chunkIndexWriter, error) {
+	if d.ds.layout.index == IndexSingleChunk {
+		return &stcSingleWriter{d: d}, nil
+	}
+	return tx.newChunkIndexWriter(d)
+}
+
+// stcSingleWriter writes the single-chunk index of a structured-chunk
+// dataset: the chunk's size and section fields and the trailing address
+// of the layout message. An erased chunk keeps its old fields with the
+// address undefined (§3.1).
+type stcSingleWriter struct {
+	d       *dsWriter
+	pending *chunkLoc
+}
+
+func (w *stcSingleWriter) get(scaled []uint64) (chunkLoc, error) {
+	if w.pending != nil {
+		return *w.pending, nil
+	}
+	return w.d.ds.layout.stc.single, nil
+}
+
+func (w *stcSingleWriter) set(loc chunkLoc) error {
+	w.pending = &loc
+	return nil
+}
+
+func (w *stcSingleWriter) flush() error {
+	if w.pending == nil {
+		return nil
+	}
+	loc := *w.pending
+	w.pending = nil
+	l := *w.d.ds.layout
+	s := *l.stc
+	l.stc, l.addr = &s, loc.addr
+	if loc.addr != undefAddr {
+		s.single = loc
+	}
+	s.single.addr = loc.addr
+	b, err := encodeStructuredLayout(&l)
+	if err != nil {
+		return w.d.errf("%v", err)
+	}
+	oh, err := w.d.header()
+	if err != nil {
+		return err
+	}
+	m := oh.find(msgLayout)
+	if m == nil || len(m.data) < len(b) {
+		return w.d.errf("no layout message of %d bytes to rewrite", len(b))
+	}
+	data := slices.Clone(m.data)
+	copy(data, b)
+	if err := w.d.tx.rewriteMessage(oh, m, data); err != nil {
+		return err
+	}
+	w.d.ds.layout = &l
+	return nil
+}
+
+// SparseChunkAt returns the stored chunk of a sparse dataset at chunk
+// coordinates scaled, decoded with its values, or nil when none is
+// stored there (writers read a chunk before rebuilding it).
+func (ds *Dataset) SparseChunkAt(scaled []uint64) (*SparseChunk, error) {
+	if !ds.IsSparse() {
+		return nil, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
+	}
+	g := ds.geom
+	if len(scaled) != len(g.chunk) {
+		return nil, fmt.Errorf("%s: %s: chunk coordinates %v for rank %d", ds.f.name, ds.Path, scaled, len(g.chunk))
+	}
+	for i, s := range scaled {
+		if s >= (g.dims[i]+g.chunk[i]-1)/g.chunk[i] {
+			return nil, nil
+		}
+	}
+	idx, err := ds.chunkIndex()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := idx.chunk(scaled)
+	if err != nil {
+		return nil, ds.err(err)
+	}
+	if loc.addr == undefAddr {
+		return nil, nil
+	}
+	off := make([]uint64, len(scaled))
+	for i, s := range scaled {
+		off[i] = s * g.chunk[i]
+	}
+	return ds.ReadSparseChunk(ChunkInfo{Offset: off, Addr: loc.addr, StoredSize: loc.size, Sections: loc.stc.info(loc.size)}, true)
 }

@@ -2,9 +2,13 @@ package h5core
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -251,4 +255,136 @@ func rowMajor(t *testing.T, sc *SparseChunk, es int) ([]uint64, []byte) {
 		vals = append(vals, sc.Values[i*es:(i+1)*es]...)
 	}
 	return outIdx, vals
+}
+
+// TestSparseChunkPartialEdge checks the "don't filter partial edge
+// chunks" flag: a chunk reaching past the extent is stored unfiltered
+// (its record still carries unfiltered sizes and zero masks), an
+// interior one through its section pipelines; both read back. It also
+// checks that a chunk too large for the index's size field is refused.
+func TestSparseChunkPartialEdge(t *testing.T) {
+	shape := []uint64{8, 8}
+	ds := testSparseDataset(shape, 4)
+	ds.layout.stc.flags = stcDontFilterPartial
+	ds.SectionFilters = [][]Filter{{{ID: FilterDeflate, Flags: 1, ClientData: []uint32{6}}}, {{ID: FilterShuffle, Flags: 1, ClientData: []uint32{4}}, {ID: FilterDeflate, Flags: 1, ClientData: []uint32{6}}}}
+	var idx []uint64
+	for i := uint64(0); i < 40; i += 3 {
+		idx = append(idx, i)
+	}
+	vals := make([]byte, 4*len(idx))
+	for i := range vals {
+		vals[i] = byte(i / 4)
+	}
+	for _, c := range []struct {
+		name     string
+		dims     []uint64
+		filtered bool
+	}{
+		{"interior", []uint64{16, 16}, true},
+		{"partial edge", []uint64{6, 16}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ds.geom.dims = c.dims
+			enc, rec, err := ds.encodeSparseChunk([]uint64{0, 0}, c.dims, idx, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel, _ := chunkSelection(shape, idx)
+			plain, _ := sel.Encode()
+			plainSize := uint64(len(plain) + 4 + len(vals))
+			if got := uint64(len(enc)) != plainSize; got != c.filtered {
+				t.Fatalf("stored %d bytes (unfiltered %d): filtered %v, want %v", len(enc), plainSize, got, c.filtered)
+			}
+			if rec.unfiltered[0] != uint64(len(plain)+4) || rec.unfiltered[1] != uint64(len(vals)) || rec.masks[0] != 0 || rec.masks[1] != 0 {
+				t.Fatalf("record %+v", rec)
+			}
+			loc := chunkLoc{scaled: []uint64{0, 0}, size: uint64(len(enc)), stc: rec}
+			back, bvals, err := ds.decodeStructuredBytes(loc, enc, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(selIndices(t, back), idx) || !bytes.Equal(bvals, vals) {
+				t.Fatal("does not read back")
+			}
+		})
+	}
+	ds.layout.stc.csl = 1
+	if _, _, err := ds.encodeSparseChunk([]uint64{0, 0}, []uint64{6, 16}, idx, vals); err != nil {
+		t.Errorf("%d elements in a 1-byte size field: %v", len(idx), err)
+	}
+	idx = append(idx, 41, 43, 45, 47, 49, 51, 53, 55)
+	vals = append(vals, make([]byte, 32)...)
+	if _, _, err := ds.encodeSparseChunk([]uint64{0, 0}, []uint64{6, 16}, idx, vals); err == nil {
+		t.Error("chunk larger than a 1-byte size field: no error")
+	}
+}
+
+// TestStructuredLayoutEncode re-encodes the layout message of every
+// fixture dataset: the bytes the independent writer stored (its
+// .expected.json), and every chunk record round-trips through
+// appendIndexRecord and decodeIndexRecord.
+func TestStructuredLayoutEncode(t *testing.T) {
+	want := map[string]string{}
+	files, _ := filepath.Glob("../sparsecoo/testdata/*.expected.json")
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp struct {
+			Datasets []struct {
+				Name string
+				Hex  string `json:"layout_message_hex"`
+			}
+		}
+		if err := json.Unmarshal(b, &exp); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range exp.Datasets {
+			want[strings.TrimSuffix(name, ".expected.json")+".h5:/"+d.Name] = d.Hex
+		}
+	}
+	n := 0
+	for _, ds := range sparseDatasets(t) {
+		key := ds.f.name + ":" + ds.Path
+		b, err := encodeStructuredLayout(ds.layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString(b); got != want[key] {
+			t.Errorf("%s: layout\n%s\nwant\n%s", key, got, want[key])
+		}
+		n++
+		chunks, err := ds.SparseChunks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, filtered := ds.layout.stc, ds.SectionFilters != nil
+		for _, c := range chunks {
+			loc := chunkLoc{scaled: make([]uint64, len(c.Offset)), addr: c.Addr, size: c.StoredSize, stc: &stcRecord{}}
+			for i, o := range c.Offset {
+				loc.scaled[i] = o / ds.geom.chunk[i]
+			}
+			for _, sec := range c.Sections {
+				loc.stc.offsets = append(loc.stc.offsets, sec.Offset)
+				if filtered {
+					loc.stc.unfiltered = append(loc.stc.unfiltered, sec.UnfilteredSize)
+					loc.stc.masks = append(loc.stc.masks, sec.FilterMask)
+				}
+			}
+			rank := len(loc.scaled)
+			b := s.appendIndexRecord(nil, loc, filtered, rank)
+			if len(b) != 8+rank*8+s.recordSize(filtered) {
+				t.Fatalf("%s: record of %d bytes", key, len(b))
+			}
+			back := s.decodeIndexRecord(newDecoder(b, 0, 8, 8), filtered, rank)
+			if back.addr != loc.addr || back.size != loc.size || !slices.Equal(back.scaled, loc.scaled) ||
+				!slices.Equal(back.stc.offsets, loc.stc.offsets) || !slices.Equal(back.stc.unfiltered, loc.stc.unfiltered) || !slices.Equal(back.stc.masks, loc.stc.masks) {
+				t.Fatalf("%s: record %+v reads back as %+v", key, loc, back)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d layouts compared", n)
+	}
 }

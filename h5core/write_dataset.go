@@ -48,6 +48,10 @@ func (tx *Tx) dataset(path string) (*dsWriter, error) {
 		if d.idx, err = tx.newChunkIndexWriter(d); err != nil {
 			return nil, ds.err(err)
 		}
+	case layoutStructured:
+		if d.idx, err = tx.newStructuredIndexWriter(d); err != nil {
+			return nil, ds.err(err)
+		}
 	case layoutContiguous, layoutCompact:
 	default:
 		return nil, fmt.Errorf("%s: %s: writing a %s dataset: %w", tx.w.name, path, ds.Layout(), ErrUnsupported)
@@ -90,7 +94,7 @@ func (tx *Tx) SetExtent(path string, dims []uint64) error {
 		case n == sp.dims[i]:
 		case n < sp.dims[i]:
 			return d.errf("shrinking dimension %d from %d to %d: %v", i, sp.dims[i], n, ErrUnsupported)
-		case d.ds.layout.class != layoutChunked:
+		case d.ds.layout.class != layoutChunked && d.ds.layout.class != layoutStructured:
 			return d.errf("cannot grow: %s layout (only chunked datasets can grow)", d.ds.Layout())
 		case maxDims[i] != unlimited && n > maxDims[i]:
 			return d.errf("cannot grow dimension %d to %d: its maximum is %d", i, n, maxDims[i])
@@ -142,6 +146,8 @@ func (d *dsWriter) writeAt(p []byte, off int64) error {
 		return d.tx.write(l.addr+uint64(off), p)
 	case layoutCompact:
 		return d.writeCompact(p, off)
+	case layoutStructured:
+		return d.errf("dense writes into structured chunks: %v (WriteSparseChunk)", ErrUnsupported)
 	}
 	g := d.ds.geom
 	es := int64(g.elemSize)
@@ -344,7 +350,10 @@ func (d *dsWriter) setLayout(addr uint64, size uint64, mask uint32) error {
 		at = 8
 	case 3:
 		at = 3
-	case 4:
+	case 4, 5:
+		if b[1] != layoutChunked {
+			return d.errf("layout class %d: %v for writing", b[1], ErrUnsupported)
+		}
 		rank, width := int(b[3]), int(b[4])
 		at = 5 + rank*width
 		kind := ChunkIndexKind(b[at])

@@ -31,13 +31,14 @@ const (
 
 // converter turns n stored elements of one type into an Arrow array.
 type converter struct {
-	kind    convKind
-	dt      arrow.DataType
-	t       *h5core.Datatype
-	kids    []*converter  // compound fields, or the array base type
-	enumPos map[int64]int // enum code -> dictionary position
-	dict    arrow.Array   // enum member names
-	cats    *Categories   // categorical: the label set
+	kind      convKind
+	dt        arrow.DataType
+	t         *h5core.Datatype
+	kids      []*converter  // compound fields, or the array base type
+	enumPos   map[int64]int // enum code -> dictionary position
+	dict      arrow.Array   // enum member names
+	cats      *Categories   // categorical: the label set
+	codeTable               // enum, categorical: label -> code, for writing
 }
 
 // intType returns the Arrow integer type of a fixed-point type, or nil.

@@ -149,13 +149,22 @@ func (rk *rowKeys) packed() []string {
 
 // readKeys reads rows [start, start+n) of c as keys.
 func (c *Column) readKeys(start, n int64) (*rowKeys, error) {
-	k := keyKindOf(c.Type)
 	raw, err := c.src.read(start, n)
 	if err != nil {
 		return nil, err
 	}
+	return c.keysOf(raw, start, n)
+}
+
+// keysOf returns the keys of n stored elements of c, which are (or will
+// be) rows [start, start+n).
+func (c *Column) keysOf(raw []byte, start, n int64) (*rowKeys, error) {
+	k := keyKindOf(c.Type)
 	rk := &rowKeys{kind: k, t: c.Type, keys: make([]key, n), missing: make([]bool, n), nan: make([]bool, n), raw: raw}
-	var strs []string
+	var (
+		strs []string
+		err  error
+	)
 	if c.conv.kind == cvFixedStr || c.conv.kind == cvVlenStr {
 		if strs, err = c.conv.strings(c.t.f, raw, int(n)); err != nil {
 			return nil, err

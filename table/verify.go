@@ -185,41 +185,53 @@ func (si *SearchIndex) checkMinMax(fs *findings) {
 
 // checkChunkMinMax compares entry e of chunk ch with rows [lo, hi) of rk.
 func (si *SearchIndex) checkChunkMinMax(fs *findings, e MinMaxEntry, ch int, rk *rowKeys, lo, hi int64, fillKey key) {
-	var nan, fill uint64
-	var mn, mx key
-	seen := false
-	for r := lo; r < hi; r++ {
-		switch {
-		case rk.nan[r]:
-			nan++
-			if rk.missing[r] {
-				fill++
-			}
-		case rk.missing[r]:
-			fill++
-		default:
-			v := rk.keys[r]
-			if !seen || compareKeys(rk.kind, v, mn) < 0 {
-				mn = v
-			}
-			if !seen || compareKeys(rk.kind, v, mx) > 0 {
-				mx = v
-			}
-			seen = true
-		}
+	s := chunkSummary(rk, lo, hi)
+	mn, mx := fillKey, fillKey
+	if s.min >= 0 {
+		mn, mx = rk.keys[s.min], rk.keys[s.max]
 	}
-	if !seen {
-		mn, mx = fillKey, fillKey
-	}
-	if e.NaNCount != nan || e.FillCount != fill || e.N != uint64(hi-lo) {
+	if e.NaNCount != s.nan || e.FillCount != s.fill || e.N != uint64(hi-lo) {
 		fs.errorf(si.Path, "§10.4", "chunk %d: nan_count/fill_count/n = %d/%d/%d, the column gives %d/%d/%d",
-			ch, e.NaNCount, e.FillCount, e.N, nan, fill, hi-lo)
+			ch, e.NaNCount, e.FillCount, e.N, s.nan, s.fill, hi-lo)
 	}
 	if compareKeys(rk.kind, toKey(rk.kind, e.Min), mn) != 0 || compareKeys(rk.kind, toKey(rk.kind, e.Max), mx) != 0 {
 		t := si.Column.Type
 		fs.errorf(si.Path, "§10.4", "chunk %d: min/max = %v/%v, the column gives %v/%v", ch, e.Min, e.Max,
 			keyValue(rk.kind, t, mn), keyValue(rk.kind, t, mx))
 	}
+}
+
+// summary is what a CHUNK_MINMAX entry says of some rows (§10.4): the
+// rows holding the least and greatest non-missing, orderable value (-1
+// when there is none) and the NaN and missing counts.
+type summary struct {
+	min, max  int
+	nan, fill uint64
+}
+
+// chunkSummary summarizes rows [lo, hi) of rk.
+func chunkSummary(rk *rowKeys, lo, hi int64) summary {
+	s := summary{min: -1, max: -1}
+	for r := lo; r < hi; r++ {
+		switch {
+		case rk.nan[r]:
+			s.nan++
+			if rk.missing[r] {
+				s.fill++
+			}
+		case rk.missing[r]:
+			s.fill++
+		default:
+			v := rk.keys[r]
+			if s.min < 0 || compareKeys(rk.kind, v, rk.keys[s.min]) < 0 {
+				s.min = int(r)
+			}
+			if s.max < 0 || compareKeys(rk.kind, v, rk.keys[s.max]) > 0 {
+				s.max = int(r)
+			}
+		}
+	}
+	return s
 }
 
 // toKey is the inverse of keyValue.
@@ -348,18 +360,12 @@ func (si *SearchIndex) checkBloom(fs *findings) {
 	err = c.batches(func(start int64, rk *rowKeys) {
 		for ch := start / length; ch*length < start+int64(len(rk.keys)) && !missing; ch++ {
 			filter := got[ch]
-			want := make([]byte, len(filter))
-			for r := ch*length - start; r < min((ch+1)*length, c.t.NRows)-start && !missing; r++ {
-				if rk.missing[r] || rk.nan[r] {
-					continue
-				}
-				for _, g := range bloomPositions(rk.canon(int(r)), si.K, si.MBits, si.Seed) {
-					if !bloomHas(filter, g) {
-						fs.errorf(si.Path, "§10.7", "chunk %d: row %d's value is not in the filter (bit %d unset)", ch, start+r, g)
-						missing = true
-						break
-					}
-					bloomSet(want, g)
+			want := si.bloomFilter(rk, ch*length-start, min((ch+1)*length, c.t.NRows)-start)
+			for g := uint64(0); g < 8*uint64(len(want)); g++ {
+				if bloomHas(want, g) && !bloomHas(filter, g) {
+					fs.errorf(si.Path, "§10.7", "chunk %d: a value of the chunk is not in the filter (bit %d unset)", ch, g)
+					missing = true
+					break
 				}
 			}
 			if !missing && !bytes.Equal(filter, want) {
@@ -373,4 +379,19 @@ func (si *SearchIndex) checkBloom(fs *findings) {
 	if extra > 0 && !missing {
 		fs.warnf(si.Path, "§10.7", "%d filters have bits set that no value of their chunk sets", extra)
 	}
+}
+
+// bloomFilter returns the §10.7 filter of rows [lo, hi) of rk: every
+// value that is neither missing nor NaN inserted.
+func (si *SearchIndex) bloomFilter(rk *rowKeys, lo, hi int64) []byte {
+	filter := make([]byte, si.MBits/8)
+	for r := lo; r < hi; r++ {
+		if rk.missing[r] || rk.nan[r] {
+			continue
+		}
+		for _, g := range bloomPositions(rk.canon(int(r)), si.K, si.MBits, si.Seed) {
+			bloomSet(filter, g)
+		}
+	}
+	return filter
 }

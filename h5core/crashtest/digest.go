@@ -4,9 +4,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 //go:embed digest.py
@@ -56,4 +58,17 @@ func Digest(paths ...string) (map[string]FileDigest, error) {
 		return nil, fmt.Errorf("h5py digest output: %w", err)
 	}
 	return res, nil
+}
+
+// H5dump runs h5dump (libhdf5's own tool) over the whole file, data
+// included, and returns its complaint if it fails.
+func H5dump(path string) error {
+	cmd := exec.Command("h5dump", path)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("h5dump %s: %v: %s", path, err, stderr.String())
+	}
+	return nil
 }

@@ -31,6 +31,8 @@ def common(f):
     ds(t, "c", (np.arange(30).reshape(10, 3) * 10 + 2).astype("i4"), chunks=(4, 3), maxshape=(None, 3))
     ds(t, "many", np.arange(1000, dtype="i8"), chunks=(2,), maxshape=(None,))
     ds(f, "fixed", np.arange(10, dtype="i4"), chunks=(4,), maxshape=(20,))
+    f.create_dataset("fixed_empty", shape=(10,), dtype="i4", chunks=(4,), maxshape=(20,), track_times=False)
+    t.create_dataset("empty", shape=(0,), dtype="i8", chunks=(4,), maxshape=(None,), track_times=False)
     ds(f, "contig", np.arange(10, dtype="i4"))
     g = f.create_group("attrs")
     for i in range(20):
@@ -42,6 +44,7 @@ for libver in ("earliest", "latest"):
         common(f)
         if libver == "latest":
             ds(f, "single", np.arange(8, dtype="i4"), chunks=(8,))
+            f.create_dataset("single_empty", shape=(8,), dtype="i4", chunks=(8,), track_times=False)
             ds(f, "single_gzip", np.arange(8, dtype="i4"), chunks=(8,), compression="gzip")
             dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
             dcpl.set_chunk((4,))

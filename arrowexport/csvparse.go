@@ -1,0 +1,259 @@
+package arrowexport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// CSVParser reads rows in the form a table's CSV view serves them back
+// into Arrow arrays: the inverse of CSVView. Any line the view serves
+// parses to the values it shows: a missing value (an empty field, or ""
+// in a one-column file) becomes a null, integers and floats (nan, inf)
+// parse at the column's width, booleans as true/false, strings with RFC
+// 4180 quoting, fixed-size binary (opaque) cells from base64, compound and
+// array cells from their JSON, timestamps from ISO 8601. Categorical and
+// enum columns (dictionary fields) yield their labels, as an array of the
+// dictionary's value type: mapping labels to codes is the table's
+// business.
+//
+// Bytes are fed with Write as they arrive, in pieces of any size; a line
+// is parsed once it is complete (quoted fields may span lines). A header
+// line equal to the view's, first in the stream, is skipped. A line that
+// does not parse is an error naming its line and column; the parser keeps
+// failing after that.
+type CSVParser struct {
+	names   []string
+	parse   []cellParser
+	build   []array.Builder
+	header  []byte
+	oneCol  bool
+	pending []byte // bytes of an incomplete line
+	line    int64  // lines seen
+	rows    int
+	err     error
+}
+
+// cellParser appends the value of one CSV field (unquoted) to b.
+type cellParser func(b array.Builder, field string) error
+
+// NewCSVParser returns a parser of the lines of t's CSV view.
+func NewCSVParser(t *Table) (*CSVParser, error) {
+	if _, _, err := checkTable(t); err != nil {
+		return nil, err
+	}
+	p := &CSVParser{header: csvHeader(t), oneCol: len(t.Columns) == 1}
+	for _, c := range t.Columns {
+		f := c.Field()
+		vt := valueType(f.Type)
+		parse, err := cellParserOf(vt)
+		if err != nil {
+			return nil, fmt.Errorf("arrowexport: column %q: %w", f.Name, err)
+		}
+		p.names = append(p.names, f.Name)
+		p.parse = append(p.parse, parse)
+		p.build = append(p.build, array.NewBuilder(memory.DefaultAllocator, vt))
+	}
+	return p, nil
+}
+
+// valueType is the type a column's cells parse to: t with every
+// dictionary (categorical, enum) replaced by its label type.
+func valueType(t arrow.DataType) arrow.DataType {
+	switch t := t.(type) {
+	case *arrow.DictionaryType:
+		return t.ValueType
+	case *arrow.StructType:
+		fields := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			f.Type = valueType(f.Type)
+			fields[i] = f
+		}
+		return arrow.StructOf(fields...)
+	case *arrow.FixedSizeListType:
+		return arrow.FixedSizeListOfField(t.Len(), arrow.Field{Name: t.ElemField().Name, Type: valueType(t.Elem()), Nullable: true})
+	}
+	return t
+}
+
+// csvHeader returns the header line of t's CSV view.
+func csvHeader(t *Table) []byte {
+	var h []byte
+	for i, c := range t.Columns {
+		if i > 0 {
+			h = append(h, ',')
+		}
+		h = appendQuoted(h, c.Field().Name)
+	}
+	return append(h, '\n')
+}
+
+// Write parses the complete lines of pending bytes and p, keeping an
+// incomplete last line for the next Write or Close.
+func (p *CSVParser) Write(b []byte) error {
+	if p.err != nil {
+		return p.err
+	}
+	p.pending = append(p.pending, b...)
+	start := 0
+	inQuote := false
+	for i := 0; i < len(p.pending); i++ {
+		switch p.pending[i] {
+		case '"':
+			inQuote = !inQuote
+		case '\n':
+			if inQuote {
+				continue
+			}
+			if err := p.parseLine(p.pending[start:i]); err != nil {
+				p.err = err
+				return err
+			}
+			start = i + 1
+		}
+	}
+	p.pending = append(p.pending[:0], p.pending[start:]...)
+	return nil
+}
+
+// Close parses a last line that has no line end. The parser takes no
+// more bytes after it.
+func (p *CSVParser) Close() error {
+	if p.err != nil {
+		return p.err
+	}
+	if len(p.pending) > 0 {
+		if err := p.parseLine(p.pending); err != nil {
+			p.err = err
+			return err
+		}
+		p.pending = nil
+	}
+	p.err = errors.New("arrowexport: CSV parser is closed")
+	return nil
+}
+
+// Rows returns the number of rows parsed so far.
+func (p *CSVParser) Rows() int { return p.rows }
+
+// Lines returns the number of lines parsed so far (header included).
+func (p *CSVParser) Lines() int64 { return p.line }
+
+// NewArrays returns the rows parsed since the last call, one array per
+// column (labels for dictionary columns), and starts afresh. The caller
+// releases them.
+func (p *CSVParser) NewArrays() []arrow.Array {
+	out := make([]arrow.Array, len(p.build))
+	for j, b := range p.build {
+		out[j] = b.NewArray()
+	}
+	p.rows = 0
+	return out
+}
+
+// Release frees the rows not taken by NewArrays.
+func (p *CSVParser) Release() {
+	for _, b := range p.build {
+		b.Release()
+	}
+}
+
+// CSVError is a line that does not parse: its number (1 is the first line
+// written) and the column it fails at ("" when the line as a whole is
+// wrong).
+type CSVError struct {
+	Line   int64
+	Column string
+	Err    error
+}
+
+func (e *CSVError) Error() string {
+	if e.Column == "" {
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d, column %q: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *CSVError) Unwrap() error { return e.Err }
+
+// parseLine parses one line (without its "\n"): the header when it comes
+// first, else a row. After an error the builders hold a partial row, but
+// the parser takes nothing more.
+func (p *CSVParser) parseLine(l []byte) error {
+	p.line++
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	if p.line == 1 && bytes.Equal(l, p.header[:len(p.header)-1]) {
+		return nil
+	}
+	fields, quoted, err := splitCSV(l)
+	if err != nil {
+		return &CSVError{Line: p.line, Err: err}
+	}
+	if len(fields) != len(p.parse) {
+		return &CSVError{Line: p.line, Err: fmt.Errorf("%d fields, the table has %d columns", len(fields), len(p.parse))}
+	}
+	for j, f := range fields {
+		b := p.build[j]
+		missing := f == "" && (!quoted[j] || p.oneCol)
+		if missing {
+			b.AppendNull()
+			continue
+		}
+		if err := p.parse[j](b, f); err != nil {
+			return &CSVError{Line: p.line, Column: p.names[j], Err: err}
+		}
+	}
+	p.rows++
+	return nil
+}
+
+// splitCSV splits one line into its fields, unquoting them (RFC 4180:
+// a quoted field doubles its quotes). quoted tells which fields were
+// quoted, so that "" (an empty string) differs from an empty field (a
+// missing value).
+func splitCSV(l []byte) (fields []string, quoted []bool, err error) {
+	for i := 0; ; {
+		if i < len(l) && l[i] == '"' {
+			var f []byte
+			j := i + 1
+			for {
+				k := bytes.IndexByte(l[j:], '"')
+				if k < 0 {
+					return nil, nil, fmt.Errorf("field %d: quote not closed", len(fields)+1)
+				}
+				f = append(f, l[j:j+k]...)
+				j += k + 1
+				if j < len(l) && l[j] == '"' {
+					f = append(f, '"')
+					j++
+					continue
+				}
+				break
+			}
+			if j < len(l) && l[j] != ',' {
+				return nil, nil, fmt.Errorf("field %d: text after the closing quote", len(fields)+1)
+			}
+			fields, quoted = append(fields, string(f)), append(quoted, true)
+			i = j
+		} else {
+			k := bytes.IndexByte(l[i:], ',')
+			if k < 0 {
+				k = len(l) - i
+			}
+			f := l[i : i+k]
+			if bytes.IndexByte(f, '"') >= 0 {
+				return nil, nil, fmt.Errorf("field %d: quote inside an unquoted field", len(fields)+1)
+			}
+			fields, quoted = append(fields, string(f)), append(quoted, false)
+			i += k
+		}
+		if i >= len(l) {
+			return fields, quoted, nil
+		}
+		i++ // the comma
+	}
+}

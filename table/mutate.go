@@ -1,0 +1,480 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/h5fs/h5fs/h5core"
+)
+
+// Tx is the write transaction a mutation runs in (h5core.Tx): datasets
+// and objects named by absolute path, element bytes in the file's format.
+// The caller begins it and, once the mutation returns, commits it (the
+// final barrier) or rolls it back.
+type Tx interface {
+	SetExtent(path string, dims []uint64) error
+	WriteAt(path string, p []byte, off int64) error
+	SetAttribute(path, name string, raw []byte) error
+	Barrier() error
+}
+
+// Append appends rows to a HEP001 table as §11.2 orders it: every column
+// extended (by whole chunks, §11.3) to hold them, the rows written, every
+// search index brought up to date, a barrier, then NROWS. cols holds the
+// new rows of each column in Columns order as stored elements (Encode,
+// EncodeRaw), the same number of rows each. Everything is read and
+// computed before the first write, so a refusal (a value, a column or an
+// index that cannot take the rows) leaves tx untouched. The table is
+// stale afterwards: open it again once tx is committed.
+func (t *Table) Append(tx Tx, cols [][]byte) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(cols) != len(t.Columns) {
+		return fmt.Errorf("%s: %d columns of rows for %d columns", t.Path, len(cols), len(t.Columns))
+	}
+	k := int64(-1)
+	for j, c := range t.Columns {
+		size := int64(c.Type.Size)
+		if int64(len(cols[j]))%size != 0 || (k >= 0 && int64(len(cols[j]))/size != k) {
+			return fmt.Errorf("%s: %d bytes of new rows, not %d elements of %d bytes", c.Path, len(cols[j]), k, size)
+		}
+		k = int64(len(cols[j])) / size
+	}
+	n0, n1 := t.NRows, t.NRows+k
+	if k == 0 {
+		return nil
+	}
+	ext, err := t.extentFor(n1)
+	if err != nil {
+		return err
+	}
+	after := func(c *Column, lo, hi int64) ([]byte, error) {
+		raw, err := c.src.read(lo, max(min(hi, n0)-lo, 0))
+		if err != nil {
+			return nil, err
+		}
+		size := int64(c.Type.Size)
+		add := cols[c.pos()]
+		return append(raw, add[(max(lo, n0)-n0)*size:(hi-n0)*size]...), nil
+	}
+	m := &mutation{t: t, n1: n1, from: n0, rows: after, ext: ext}
+	for _, si := range t.SearchIndexes {
+		if err := m.plan(si); err != nil {
+			return err
+		}
+	}
+	for _, c := range t.Columns {
+		if err := m.grow(tx, c.Path, c.src.ds, ext); err != nil {
+			return err
+		}
+	}
+	for j, c := range t.Columns {
+		if err := tx.WriteAt(c.Path, cols[j], n0*int64(c.Type.Size)); err != nil {
+			return err
+		}
+	}
+	return m.commit(tx)
+}
+
+// Truncate shrinks a HEP001 table to n rows (§11.4): the columns keep
+// their extents, every search index is rewritten for the rows left, a
+// barrier, then NROWS. Like Append it changes nothing when it refuses.
+func (t *Table) Truncate(tx Tx, n int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if n < 0 || n > t.NRows {
+		return fmt.Errorf("%s: cannot truncate %d rows to %d", t.Path, t.NRows, n)
+	}
+	if n == t.NRows {
+		return nil
+	}
+	before := func(c *Column, lo, hi int64) ([]byte, error) { return c.src.read(lo, hi-lo) }
+	m := &mutation{t: t, n1: n, from: n, rows: before}
+	for _, si := range t.SearchIndexes {
+		if err := m.plan(si); err != nil {
+			return err
+		}
+	}
+	return m.commit(tx)
+}
+
+// writable refuses tables that are not HEP001 or that have errors: a
+// mutation must leave §12 holding, so it starts from a table where it
+// does.
+func (t *Table) writable() error {
+	if t.Kind != KindHEP001 {
+		return fmt.Errorf("%s: %s tables are read-only (only HEP001 tables take writes)", t.Path, t.Kind)
+	}
+	if HasErrors(t.Findings) {
+		for _, f := range t.Findings {
+			if f.Severity == SevError {
+				return fmt.Errorf("%s: table has errors, not writing to it: %v", t.Path, f)
+			}
+		}
+	}
+	for _, c := range t.Columns {
+		if c.src.off != 0 || c.src.size != c.src.rec {
+			return fmt.Errorf("%s: column stored inside records: not writable", c.Path)
+		}
+	}
+	return nil
+}
+
+// pos returns the column's position in Columns.
+func (c *Column) pos() int {
+	for j, x := range c.t.Columns {
+		if x == c {
+			return j
+		}
+	}
+	return -1
+}
+
+// extentFor returns the first-dimension extent every column gets for n
+// rows: the current one when it holds them, else n rounded up to whole
+// chunks of the longest chunk (§11.3 preallocation), within every
+// column's maximum. A column that cannot reach n rows is an error.
+func (t *Table) extentFor(n int64) (uint64, error) {
+	var cur, chunk uint64
+	limit := ^uint64(0)
+	for _, c := range t.Columns {
+		cur = max(cur, c.src.ds.Shape()[0])
+		chunk = max(chunk, uint64(max(c.ChunkRows, 1)))
+		if mx := c.src.ds.MaxShape(); len(mx) > 0 {
+			limit = min(limit, mx[0])
+		}
+	}
+	if cur >= uint64(n) {
+		return cur, nil
+	}
+	if limit < uint64(n) {
+		return 0, fmt.Errorf("%s: cannot hold %d rows: a column's maximum extent is %d", t.Path, n, limit)
+	}
+	return min((uint64(n)+chunk-1)/chunk*chunk, limit), nil
+}
+
+// mutation is the index work of one append, truncation or update: the
+// table will hold n1 rows, rows from on (to n1) are new or changed, and
+// rows(c, lo, hi) returns the stored elements rows [lo, hi) of column c
+// will hold. plan computes each index's new content before anything is
+// written; commit writes it, then NROWS.
+type mutation struct {
+	t      *Table
+	n1     int64
+	from   int64
+	rows   func(c *Column, lo, hi int64) ([]byte, error)
+	ext    uint64 // the columns' extent after the mutation (0: unchanged)
+	writes []indexWrite
+}
+
+// indexWrite is one planned change of an index dataset: grow it to dims
+// (nil: keep), then write p at byte offset off.
+type indexWrite struct {
+	path string
+	ds   *h5core.Dataset
+	dims []uint64
+	p    []byte
+	off  int64
+	attr map[string]uint64 // attributes to set (SORTED_ROWS tails)
+}
+
+// grow extends a dataset's first dimension to n (others kept) if it is
+// shorter.
+func (m *mutation) grow(tx Tx, path string, ds *h5core.Dataset, n uint64) error {
+	sh := ds.Shape()
+	if len(sh) == 0 || sh[0] >= n {
+		return nil
+	}
+	dims := append([]uint64{n}, sh[1:]...)
+	return tx.SetExtent(path, dims)
+}
+
+// commit writes the planned index changes, then a barrier, then NROWS.
+func (m *mutation) commit(tx Tx) error {
+	for _, w := range m.writes {
+		if w.dims != nil {
+			if err := tx.SetExtent(w.path, w.dims); err != nil {
+				return err
+			}
+		}
+		if len(w.p) > 0 {
+			if err := tx.WriteAt(w.path, w.p, w.off); err != nil {
+				return err
+			}
+		}
+		for name, v := range w.attr {
+			if err := m.setUint(tx, w.path, name, v); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.Barrier(); err != nil {
+		return err
+	}
+	return m.setUint(tx, m.t.Path, "NROWS", uint64(m.n1))
+}
+
+// setUint rewrites an integer attribute of the object at path in its
+// own type.
+func (m *mutation) setUint(tx Tx, path, name string, v uint64) error {
+	o, err := m.t.f.Open(path)
+	if err != nil {
+		return err
+	}
+	a, err := o.Attribute(name)
+	if err != nil {
+		return err
+	}
+	if a.Type.Class != h5core.ClassFixedPoint || a.NumElements() != 1 {
+		return fmt.Errorf("%s: attribute %s is %s, not an integer", path, name, a.Type)
+	}
+	raw, err := encodeUints(a.Type, []uint64{v})
+	if err != nil {
+		return fmt.Errorf("%s: attribute %s: %w", path, name, err)
+	}
+	return tx.SetAttribute(path, name, raw)
+}
+
+// encodeUints returns values as stored elements of integer type t.
+func encodeUints(t *h5core.Datatype, vs []uint64) ([]byte, error) {
+	if t.Class != h5core.ClassFixedPoint {
+		return nil, fmt.Errorf("%s is not an integer type", t)
+	}
+	le := make([]byte, 0, len(vs)*t.Size)
+	for _, v := range vs {
+		if t.Size < 8 && v>>(8*t.Size) != 0 {
+			return nil, fmt.Errorf("%d does not fit %s", v, t)
+		}
+		le = appendLE(le, v, t.Size)
+	}
+	return t.AppendStored(nil, le, len(vs))
+}
+
+// errIndex is wrapped by the errors of an index a mutation cannot keep
+// consistent; §11.2 would delete it, which this writer cannot do yet, so
+// the mutation is refused.
+var errIndex = errors.New("search index cannot be kept consistent")
+
+// plan computes the new content of one search index.
+func (m *mutation) plan(si *SearchIndex) error {
+	c := si.Column
+	if c == nil || !knownKind(si.Kind) {
+		return nil // not referenced, or a kind no consumer trusts (§10.3)
+	}
+	var err error
+	switch si.Kind {
+	case KindChunkMinMax:
+		err = m.planMinMax(si)
+	case KindChunkBloom:
+		err = m.planBloom(si)
+	case KindSortedRows:
+		err = m.planSorted(si)
+	case KindBitmap:
+		err = m.planBitmap(si)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", si.Path, errIndex, err)
+	}
+	return nil
+}
+
+// chunksAfter returns the data chunks [c0, c1) that change and their
+// length, and the keys of their rows (rows [c0*length, min(c1*length,
+// n1)) after the mutation).
+func (m *mutation) chunksAfter(c *Column) (c0, c1, length int64, rk *rowKeys, err error) {
+	length = max(c.ChunkRows, 1)
+	if !c.src.isChunked() {
+		length = max(m.n1, 1)
+	}
+	c0 = m.from / length
+	c1 = (m.n1 + length - 1) / length
+	lo, hi := c0*length, min(c1*length, m.n1)
+	if hi <= lo {
+		return c0, c1, length, &rowKeys{}, nil
+	}
+	raw, err := m.rows(c, lo, hi)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	rk, err = c.keysOf(raw, lo, hi-lo)
+	return c0, c1, length, rk, err
+}
+
+// planMinMax recomputes the CHUNK_MINMAX entries of the changed chunks
+// (§10.4); entries of chunks that did not change are kept.
+func (m *mutation) planMinMax(si *SearchIndex) error {
+	c := si.Column
+	if keyKindOf(c.Type) == kNone {
+		return fmt.Errorf("column %s has no HEP001 order", c.Name)
+	}
+	et := si.ds.Type
+	fmin, fmax := si.field("min"), si.field("max")
+	counts := [3]*h5core.Field{si.field("nan_count"), si.field("fill_count"), si.field("n")}
+	if fmin == nil || fmax == nil || counts[0] == nil || counts[1] == nil || counts[2] == nil {
+		return fmt.Errorf("type %s lacks min, max, nan_count, fill_count or n", et)
+	}
+	for _, fl := range []*h5core.Field{fmin, fmax} {
+		if fl.Type.String() != c.Type.String() || fl.Type.Size != c.Type.Size {
+			return fmt.Errorf("field %s is %s, the column is %s: cannot store its values", fl.Name, fl.Type, c.Type)
+		}
+	}
+	c0, c1, length, rk, err := m.chunksAfter(c)
+	if err != nil {
+		return err
+	}
+	size := c.Type.Size
+	out := make([]byte, (c1-c0)*int64(et.Size))
+	for ch := c0; ch < c1; ch++ {
+		lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
+		s := chunkSummary(rk, lo, hi)
+		e := out[(ch-c0)*int64(et.Size):][:et.Size]
+		switch {
+		case s.min >= 0:
+			copy(e[fmin.Offset:], rk.raw[s.min*size:(s.min+1)*size])
+			copy(e[fmax.Offset:], rk.raw[s.max*size:(s.max+1)*size])
+		case len(c.Fill) == size:
+			copy(e[fmin.Offset:], c.Fill)
+			copy(e[fmax.Offset:], c.Fill)
+		}
+		for k, v := range []uint64{s.nan, s.fill, uint64(hi - lo)} {
+			b, err := encodeUints(counts[k].Type, []uint64{v})
+			if err != nil {
+				return fmt.Errorf("field %s: %w", counts[k].Name, err)
+			}
+			copy(e[counts[k].Offset:], b)
+		}
+	}
+	m.add(si.Path, si.ds, uint64(c1), out, c0*int64(et.Size), nil)
+	return nil
+}
+
+// add plans a write of p at off into an index dataset whose first
+// dimension must hold rows entries.
+func (m *mutation) add(path string, ds *h5core.Dataset, rows uint64, p []byte, off int64, attr map[string]uint64) {
+	w := indexWrite{path: path, ds: ds, p: p, off: off, attr: attr}
+	if sh := ds.Shape(); len(sh) > 0 && sh[0] < rows {
+		w.dims = append([]uint64{rows}, sh[1:]...)
+	}
+	m.writes = append(m.writes, w)
+}
+
+// planBloom recomputes the CHUNK_BLOOM filters of the changed chunks
+// (§10.7): the filter of a chunk that gains rows is rebuilt whole, which
+// gives the bits of the old filter and the new values' bits.
+func (m *mutation) planBloom(si *SearchIndex) error {
+	c := si.Column
+	if keyKindOf(c.Type) == kNone || c.Type.Class == h5core.ClassEnum {
+		return fmt.Errorf("column %s has no canonical byte form", c.Name)
+	}
+	sh := si.ds.Shape()
+	if len(sh) != 2 || si.ds.Type.Size != 1 || si.MBits != 8*sh[1] || si.K <= 0 {
+		return fmt.Errorf("not a 2-D uint8 dataset of m_bits/8 bytes per chunk")
+	}
+	c0, c1, length, rk, err := m.chunksAfter(c)
+	if err != nil {
+		return err
+	}
+	mb := int64(sh[1])
+	out := make([]byte, 0, (c1-c0)*mb)
+	for ch := c0; ch < c1; ch++ {
+		lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
+		out = append(out, si.bloomFilter(rk, lo, hi)...)
+	}
+	m.add(si.Path, si.ds, uint64(c1), out, c0*mb, nil)
+	return nil
+}
+
+// allKeys returns the keys of every row [0, n1) after the mutation.
+func (m *mutation) allKeys(c *Column) (*rowKeys, error) {
+	if m.n1 > maxWholeRows {
+		return nil, fmt.Errorf("%d rows exceed the %d an index rebuild holds in memory", m.n1, maxWholeRows)
+	}
+	raw, err := m.rows(c, 0, m.n1)
+	if err != nil {
+		return nil, err
+	}
+	return c.keysOf(raw, 0, m.n1)
+}
+
+// planSorted rebuilds a SORTED_ROWS permutation (§10.5) and its tail
+// lengths. Entries past n1 (an extent longer than the table) name rows
+// at or past n1, which readers drop.
+func (m *mutation) planSorted(si *SearchIndex) error {
+	c := si.Column
+	if keyKindOf(c.Type) == kNone {
+		return fmt.Errorf("column %s has no HEP001 order", c.Name)
+	}
+	if len(si.ds.Shape()) != 1 {
+		return fmt.Errorf("not a 1-D dataset")
+	}
+	rk, err := m.allKeys(c)
+	if err != nil {
+		return err
+	}
+	perm, nanTail, fillTail := sortedRows(rk)
+	for r := uint64(m.n1); r < si.ds.Shape()[0]; r++ {
+		perm = append(perm, r)
+	}
+	p, err := encodeUints(si.ds.Type, perm)
+	if err != nil {
+		return err
+	}
+	m.add(si.Path, si.ds, uint64(m.n1), p, 0, map[string]uint64{"nan_tail_length": uint64(nanTail), "fill_tail_length": uint64(fillTail)})
+	return nil
+}
+
+// planBitmap rebuilds a BITMAP index (§10.6) over its values. A value
+// the values dataset does not hold yet is refused: growing the values
+// (and keeping an ordered list in order) is not done yet.
+func (m *mutation) planBitmap(si *SearchIndex) error {
+	c := si.Column
+	if si.values == nil {
+		return fmt.Errorf("no VALUES dataset")
+	}
+	sh := si.ds.Shape()
+	if len(sh) != 2 || si.ds.Type.Size != 1 || si.ds.Type.Class != h5core.ClassFixedPoint {
+		return fmt.Errorf("not a 2-D uint8 dataset")
+	}
+	rk, err := m.allKeys(c)
+	if err != nil {
+		return err
+	}
+	nv := int64(sh[0])
+	vcol := &Column{Name: "values", Path: si.ValuesPath, Type: si.values.Type, t: c.t, src: wholeSource(si.values)}
+	if vcol.conv, err = newConverter(vcol.Type, false, nil, nil); err != nil {
+		return err
+	}
+	vk, err := vcol.readKeys(0, nv)
+	if err != nil {
+		return err
+	}
+	equal, ok := valueEquality(rk, vk)
+	if !ok {
+		return fmt.Errorf("%s values have no comparable form", c.HDF5Type)
+	}
+	width := max(int64(sh[1]), (m.n1+7)/8)
+	bits := make([]byte, nv*width)
+	for r := range int(m.n1) {
+		if rk.missing[r] {
+			continue
+		}
+		found := false
+		for k := range int(nv) {
+			if equal(r, k) {
+				bits[int64(k)*width+int64(r>>3)] |= 1 << (r & 7)
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("row %d holds a value the values dataset %s does not list", r, si.ValuesPath)
+		}
+	}
+	w := indexWrite{path: si.Path, ds: si.ds, p: bits}
+	if width > int64(sh[1]) {
+		w.dims = []uint64{sh[0], uint64(width)}
+	}
+	m.writes = append(m.writes, w)
+	return nil
+}

@@ -1,0 +1,200 @@
+package fuse_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/h5fs/h5fs/test/fuse/fusetest"
+)
+
+// hostileScript writes the hostile corpus (testdata/hostile.py).
+const hostileScript = "testdata/hostile.py"
+
+// hangLimit is how long one file's whole walk may take before the test
+// calls it hung: every case here answers in well under a second.
+const hangLimit = 60 * time.Second
+
+// hostileCorpus writes the hostile corpus into a temporary directory and
+// returns it.
+func hostileCorpus(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command(python, hostileScript, dir).CombinedOutput(); err != nil {
+		t.Fatalf("%s (needs python3-h5py, which scripts/test.sh installs): %v\n%s", hostileScript, err, out)
+	}
+	return dir
+}
+
+// hostileCase is one file of the corpus: the symbolic links it must show
+// (path below the mount -> where they resolve, "" for the mount itself),
+// the paths that must read as EIO, and what the log must then say.
+type hostileCase struct {
+	file  string
+	links map[string]string
+	eio   []string
+	logs  []string
+}
+
+var hostileCases = []hostileCase{
+	{file: "slashname.h5",
+		links: map[string]string{
+			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/r":  "",
+			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/s":  "etc",
+			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/up": "x:/%2E.",
+			"t":                                "x:/%2E./%2E./etc",
+		},
+		eio:  []string{"abs", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/rel", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/x"},
+		logs: []string{`soft link "abs" to "/etc/passwd:`, `soft link "rel" to "../../../../../../../../etc"`},
+	},
+	{file: "external.h5",
+		eio:  []string{"passwd", "other", "xp"},
+		logs: []string{`external link to "/" in "/etc/passwd"`, `external link to "/g" in "../../other.h5"`},
+	},
+	{file: "softbomb.h5",
+		links: map[string]string{"bomb/l16": "bomb"},
+		eio:   []string{"top"},
+		logs:  []string{"more than 16 soft links in one lookup"},
+	},
+}
+
+// TestHostile mounts each file of the hostile corpus and walks it all:
+// no listing fails, every symbolic link resolves inside the mount (step
+// by step, so that a dangling link aimed outside is caught too), links
+// and refusals are the expected ones, and nothing hangs.
+func TestHostile(t *testing.T) {
+	dir := hostileCorpus(t)
+	for _, c := range hostileCases {
+		t.Run(c.file, func(t *testing.T) {
+			var logs syncBuffer
+			mp := fusetest.Mount(t, filepath.Join(dir, c.file), &logs)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				walkHostile(t, mp)
+				for p, want := range c.links {
+					got, err := filepath.EvalSymlinks(filepath.Join(mp, p))
+					if err != nil || got != filepath.Join(mp, want) {
+						t.Errorf("%s resolves to %q (%v), want %q", p, got, err, filepath.Join(mp, want))
+					}
+				}
+				for _, p := range c.eio {
+					if _, err := os.ReadFile(filepath.Join(mp, p)); !errors.Is(err, syscall.EIO) {
+						t.Errorf("%s: read: %v, want EIO", p, err)
+					}
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(hangLimit):
+				t.Fatalf("%s: walking the mount took over %v", c.file, hangLimit)
+			}
+			for _, want := range c.logs {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("log has no %q:\n%s", want, logs.String())
+				}
+			}
+		})
+	}
+}
+
+// walkHostile walks the whole mount mp without following symbolic links:
+// every directory lists, and every symbolic link stays inside mp.
+func walkHostile(t *testing.T, mp string) {
+	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Errorf("walk %s: %v", p, err)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if err := within(mp, p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != mp && !strings.HasPrefix(real, mp+"/") {
+			t.Errorf("%s resolves to %s, outside the mount %s", p, real, mp)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// within follows the symbolic link at p (inside mount mp) step by step,
+// as the kernel would, and fails if any step leaves mp: a dangling link,
+// or one the kernel gives up on (ELOOP), must not point outside either.
+func within(mp, p string) error {
+	rel, err := filepath.Rel(mp, p)
+	if err != nil {
+		return err
+	}
+	var stack []string
+	hops := 0
+	var walk func(parts []string) error
+	walk = func(parts []string) error {
+		for _, part := range parts {
+			switch part {
+			case "", ".":
+				continue
+			case "..":
+				if len(stack) == 0 {
+					return errors.New("climbs above the mount")
+				}
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			cur := filepath.Join(append([]string{mp}, append(stack, part)...)...)
+			fi, err := os.Lstat(cur)
+			if err != nil {
+				return nil // dangling, inside the mount
+			}
+			if fi.Mode()&fs.ModeSymlink == 0 {
+				stack = append(stack, part)
+				continue
+			}
+			if hops++; hops > 40 {
+				return nil // the kernel's ELOOP, inside the mount so far
+			}
+			target, err := os.Readlink(cur)
+			if err != nil {
+				return err
+			}
+			if filepath.IsAbs(target) {
+				return errors.New("absolute target " + target)
+			}
+			if err := walk(strings.Split(target, "/")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(strings.Split(rel, "/"))
+}
+
+// syncBuffer is a log writer safe for the file system's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,84 @@
+"""Writes the hostile corpus into the directory named by argv[1]: HDF5
+files crafted to misbehave (link names holding '/', '.', '..' or nothing,
+soft links aimed outside the mount, external links, soft-link bombs, hard
+link diamonds, ...), for test/fuse/hostile_test.go. h5py writes what it
+can; names h5py refuses are written as same-length markers and then edited
+in the file's bytes (old-style groups keep names NUL-terminated in a local
+heap, so a marker becomes a shorter name by NUL-padding it).
+Run with Debian's /usr/bin/python3."""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+out = sys.argv[1]
+
+
+def edit(name, edits):
+    """Replaces each marker (which must occur, and be no part of another)
+    by its name, NUL-padded to the marker's length."""
+    with open(name, "rb") as f:
+        b = f.read()
+    for marker, new in edits.items():
+        m, n = marker.encode(), new.encode("utf-8", "surrogateescape")
+        assert len(n) <= len(m), (marker, new)
+        assert b.count(m) >= 1, (name, marker)
+        b = b.replace(m, n + b"\0" * (len(m) - len(n)))
+    with open(name, "wb") as f:
+        f.write(b)
+
+
+def small(g, name):
+    g.create_dataset(name, data=np.arange(3, dtype="<i4"))
+
+
+# slashname.h5: a group whose name holds '/', with a hard link back to the
+# root and soft links to /etc and beyond; groups named '.', '..' and ''.
+p = os.path.join(out, "slashname.h5")
+with h5py.File(p, "w", libver="earliest") as f:
+    etc = f.create_group("etc")
+    small(etc, "passwd")
+    x = f.create_group("x:")
+    d1 = x.create_group("QUPAQ")
+    d2 = d1.create_group("QUPBQ")
+    small(d2.create_group("etc"), "passwd")
+    deep = f.create_group("aXbXcXdXeXfXgXh")
+    deep["r"] = f["/"]
+    deep["s"] = h5py.SoftLink("/etc")
+    deep["rel"] = h5py.SoftLink("../../../../../../../../etc")
+    deep["x"] = h5py.SoftLink("x:/../../../../../../../../etc/passwd")
+    deep["up"] = h5py.SoftLink("/x:/QUPAQ")
+    small(deep, "data")
+    f["t"] = h5py.SoftLink("/x:/../../etc")
+    f["abs"] = h5py.SoftLink("/etc/passwd:/")
+    dot = f.create_group("QDOTQ")
+    dot.attrs["dotattr"] = 1
+    small(dot, "v")
+    small(f.create_group("QNILQ"), "w")
+    small(f, "QESCAPEQ")
+    f.attrs["rootattr"] = 2
+    small(f, "good")
+edit(p, {"aXbXcXdXeXfXgXh": "a/b/c/d/e/f/g/h", "QUPAQ": "..", "QUPBQ": "..",
+         "QDOTQ": ".", "QNILQ": "", "QESCAPEQ": "\x1b[31mred"})
+
+# external.h5: external links to host files and to files beside it.
+p = os.path.join(out, "external.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    f.create_group("x:")
+    f["passwd"] = h5py.ExternalLink("/etc/passwd", "/")
+    f["other"] = h5py.ExternalLink("../../other.h5", "/g")
+    f["xp"] = h5py.ExternalLink("x", "/../../../etc/passwd")
+    small(f, "good")
+
+# softbomb.h5: soft links l0..l15 each naming the next one four times;
+# l16 is the group itself. Following them path by path takes 4^16 steps.
+p = os.path.join(out, "softbomb.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    g = f.create_group("bomb")
+    for i in range(16):
+        n = "l%d" % (i + 1)
+        g["l%d" % i] = h5py.SoftLink("/".join([n] * 4))
+    g["l16"] = h5py.SoftLink(".")
+    f["top"] = h5py.SoftLink("/bomb/l0")
+    small(f, "good")
