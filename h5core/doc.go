@@ -34,9 +34,11 @@
 // too); mask is the chunk's filter mask to store in the index (bit i set
 // when optional filter i was skipped, as libhdf5 does). Filters register
 // themselves in register.go with a decoder and, where h5core can write
-// them, an encoder: deflate, shuffle, Fletcher-32, LZF, LZ4, zstd and
-// those the registry lists; a required filter without one is an error
-// "cannot write a chunk filtered with N (name)" wrapping ErrUnsupported.
+// them, an encoder: deflate, shuffle, Fletcher-32, n-bit, scale-offset
+// (integers; floating-point data is refused, the filter being lossy),
+// LZF, LZ4, zstd and Blosc (BloscLZ, LZ4, zlib, zstd, snappy). A
+// required filter without one is an error "cannot write a chunk filtered
+// with N (name)" wrapping ErrUnsupported.
 // FilterName and Filter.DisplayName name filters for listings.
 //
 // To pack values, use the Datatype: AppendPackedLE turns stored elements

@@ -89,11 +89,13 @@ func FuzzEncodeChunk(f *testing.F) {
 	f.Add([]byte{3, 0, 1, 0}, bytes.Repeat([]byte("lzf "), 500))
 	f.Add([]byte{4, 16, 5, 3}, bytes.Repeat([]byte("lz4 and zstd"), 300))
 	f.Add([]byte{6, 0}, []byte{})
+	f.Add([]byte{7, 0, 0, 6}, bytes.Repeat([]byte{1, 2, 3, 250}, 50))
+	f.Add([]byte{8, 5, 2, 0}, bytes.Repeat([]byte{9, 10, 11, 5}, 50))
 	f.Fuzz(func(t *testing.T, spec, data []byte) {
 		var p []Filter
 		for i := 0; i+1 < len(spec) && len(p) < 6; i += 2 {
 			arg := uint32(spec[i+1])
-			switch spec[i] % 7 {
+			switch spec[i] % 9 {
 			case 0:
 				p = append(p, Filter{ID: FilterDeflate, ClientData: []uint32{arg % 10}})
 			case 1:
@@ -108,6 +110,14 @@ func FuzzEncodeChunk(f *testing.F) {
 				p = append(p, Filter{ID: FilterZstd, ClientData: []uint32{arg % 23}})
 			case 6:
 				p = append(p, Filter{ID: 40000 + uint16(arg), Flags: 1}) // no encoder: skipped
+			case 7: // the packing filters see the chunk's elements, so come first: bytes here
+				if len(p) == 0 {
+					p = append(p, Filter{ID: FilterNBit, ClientData: []uint32{8, 0, uint32(len(data)), nbitAtomic, 1, 0, 8, 0}})
+				}
+			case 8:
+				if len(p) == 0 {
+					p = append(p, Filter{ID: FilterScaleOffset, ClientData: soParms(2, 0, uint32(len(data)), 0, 1, arg&1, 0, arg>>1&1, arg>>2)})
+				}
 			}
 		}
 		enc, mask, err := encodeChunk(p, data)

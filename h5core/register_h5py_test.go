@@ -75,6 +75,7 @@ func TestEncodeChunkLibhdf5(t *testing.T) {
 	deflate := func(level int) []any { return []any{FilterDeflate, 0, []int{level}} }
 	fletcher := []any{FilterFletcher32, 0, []int{}}
 	lzf := []any{FilterLZF, 1, []int{}}
+	nbit := []any{FilterNBit, 0, []int{}}
 	so := func(minbits int) []any { return []any{FilterScaleOffset, 0, []int{2, minbits}} } // integers
 	blosc := func(level, shuffle, comp int) []any {                                         // hdf5-blosc fills in cd[0:4]
 		return []any{FilterBlosc, 0, []int{0, 0, 0, 0, level, shuffle, comp}}
@@ -109,6 +110,10 @@ func TestEncodeChunkLibhdf5(t *testing.T) {
 		{Name: "so_fixed_bits_i2", Dtype: "<i2", Filters: [][]any{so(13)}},
 		{Name: "so_random_u4", Dtype: "<u4", Filters: [][]any{so(0)}, data: "random"},
 		{Name: "so_u1_deflate", Dtype: "<u1", Filters: [][]any{so(0), deflate(5)}},
+		{Name: "nbit_i4_12", Dtype: "<i4", Type: &nbitType{12, 0}, Filters: [][]any{nbit}},
+		{Name: "nbit_be_u2_10", Dtype: ">u2", Type: &nbitType{10, 0}, Filters: [][]any{nbit}},
+		{Name: "nbit_u8_40_deflate", Dtype: "<u8", Type: &nbitType{40, 0}, Filters: [][]any{nbit, deflate(4)}},
+		{Name: "nbit_full_i2", Dtype: "<i2", Filters: [][]any{nbit}},
 		{Name: "blosc_level0", Dtype: "<i4", Filters: [][]any{blosc(0, 1, bloscCompBloscLZ)}},
 	}
 	for _, c := range cases {

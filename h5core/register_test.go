@@ -276,3 +276,39 @@ func checkEncodeRoundTrip(t *testing.T, name string, p []Filter, data []byte) {
 		t.Fatalf("%s: round trip changed the data", name)
 	}
 }
+
+func TestEncodeNBit(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		cd            []uint32
+		elems, packed []byte
+	}{
+		// two 4-bit values at bit offset 2 of 1-byte items: 0b1010, 0b0101
+		{"atomic", []uint32{8, 0, 2, nbitAtomic, 1, 0, 4, 2}, []byte{0x28, 0x14}, []byte{0xa5, 0}},
+		// 12 bits at offset 4 of a big-endian 2-byte item: 0xabc
+		{"atomic BE", []uint32{8, 0, 1, nbitAtomic, 2, 1, 12, 4}, []byte{0xab, 0xc0}, []byte{0xab, 0xc0}},
+		// array of two 1-byte 3-bit items: 0b101, 0b011
+		{"array", []uint32{10, 0, 1, nbitArray, 2, nbitAtomic, 1, 0, 3, 0}, []byte{5, 3}, []byte{0xac}},
+		// compound {no-op byte at 1, 2-bit value at offset 0 of byte 0}
+		{"compound", []uint32{15, 0, 1, nbitCompound, 2, 2, 1, nbitNoop, 1, 0, nbitAtomic, 1, 0, 2, 0},
+			[]byte{0x01, 0x5a}, []byte{0x5a, 0x40}},
+		{"padding dropped", []uint32{8, 0, 1, nbitAtomic, 1, 0, 3, 1}, []byte{0xff}, []byte{0xe0}},
+		{"stored as is", []uint32{3, 1, 4}, []byte{1, 2, 3, 4}, []byte{1, 2, 3, 4}},
+	} {
+		p := []Filter{{ID: FilterNBit, ClientData: tc.cd}}
+		enc, _, err := encodeChunk(p, tc.elems)
+		if err != nil || !bytes.Equal(enc, tc.packed) {
+			t.Errorf("%s: encoded % x, %v; want % x", tc.name, enc, err, tc.packed)
+		}
+	}
+	// 1000 unsigned 12-bit values at bit offset 2 of big-endian 2-byte items
+	r := rand.New(rand.NewSource(6))
+	data := make([]byte, 2000)
+	for i := 0; i < len(data); i += 2 {
+		binary.BigEndian.PutUint16(data[i:], uint16(r.Intn(1<<12))<<2)
+	}
+	checkEncodeRoundTrip(t, "BE 12 bits at 2", []Filter{{ID: FilterNBit, ClientData: []uint32{8, 0, 1000, nbitAtomic, 2, 1, 12, 2}}}, data)
+	if _, _, err := encodeChunk([]Filter{{ID: FilterNBit, ClientData: []uint32{8, 0, 1001, nbitAtomic, 2, 1, 12, 2}}}, data); err == nil || !strings.Contains(err.Error(), "2000 bytes for 1001 elements") {
+		t.Errorf("wrong length: %v", err)
+	}
+}
