@@ -26,12 +26,15 @@ type externalFiles struct {
 	files map[string]*File // by absolute path
 }
 
-// externalFile opens (once) the file an external link of f names, found
-// as libhdf5 finds it: an absolute name as it is; then the name (without
-// its folders, if it was absolute) in each folder of HDF5_EXT_PREFIX, in
-// the folder of the linking file, and in the working directory. The file
-// is opened with f's options.
-func (f *File) externalFile(name string) (*File, error) {
+// externalFile opens (once) the file an external link of f names.
+func (f *File) externalFile(name string) (*File, error) { return f.relatedFile(name, ExtPrefixEnv) }
+
+// relatedFile opens (once) a file that f names (an external link's target,
+// a virtual dataset's source), found as libhdf5 finds it: an absolute name
+// as it is; then the name (without its folders, if it was absolute) in each
+// folder of the environment variable prefixEnv, in the folder of f, and in
+// the working directory. The file is opened with f's options.
+func (f *File) relatedFile(name, prefixEnv string) (*File, error) {
 	if name == "" {
 		return nil, fmt.Errorf("external link with an empty file name")
 	}
@@ -42,7 +45,7 @@ func (f *File) externalFile(name string) (*File, error) {
 		cands = append(cands, name)
 		rel = filepath.Base(name)
 	}
-	if p := os.Getenv(ExtPrefixEnv); p != "" {
+	if p := os.Getenv(prefixEnv); p != "" {
 		for _, pre := range strings.Split(p, ":") {
 			if pre != "" {
 				cands = append(cands, filepath.Join(strings.ReplaceAll(pre, "${ORIGIN}", dir), rel))

@@ -101,7 +101,7 @@ func (f *File) open(path string, hops int) (*Object, error) {
 			in, t := o.f, l.Target
 			if l.Type == LinkExternal {
 				if in, err = o.f.externalFile(l.File); err != nil {
-					return nil, fmt.Errorf("%s: %s: external link to %s:%s: %w", f.name, cur, l.File, l.Target, err)
+					return nil, fmt.Errorf("%s: %s: external link to %q in %q: %w", f.name, cur, l.Target, l.File, err)
 				}
 			} else if !strings.HasPrefix(t, "/") {
 				t = strings.TrimSuffix(strings.TrimSuffix(where, "/"+name), "/") + "/" + t
@@ -160,7 +160,7 @@ func (o *Object) OpenLink(l Link) (*Object, error) {
 	case LinkExternal:
 		ef, err := o.f.externalFile(l.File)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: external link to %s:%s: %w", o.f.name, o.Child(l.Name), l.File, l.Target, err)
+			return nil, fmt.Errorf("%s: %s: external link to %q in %q: %w", o.f.name, o.Child(l.Name), l.Target, l.File, err)
 		}
 		t, err := ef.open(l.Target, 1)
 		if err != nil {
