@@ -34,11 +34,11 @@ type lsEntry struct {
 	Sparse     *lsSparse  `json:"sparse,omitempty"`
 	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
 	// dimension scale whose values were never written (all fill).
-	NetCDFDimension bool `json:"netcdf_dimension,omitempty"`
-	children   []*lsEntry // text output nesting
-	attrErr    string     // attribute decoding error (text)
-	chunkError string     // chunk listing error
-	obj        *h5core.Object
+	NetCDFDimension bool       `json:"netcdf_dimension,omitempty"`
+	children        []*lsEntry // text output nesting
+	attrErr         string     // attribute decoding error (text)
+	chunkError      string     // chunk listing error
+	obj             *h5core.Object
 }
 
 // netCDFDimensionName starts the NAME attribute netCDF-4 gives the dimension
