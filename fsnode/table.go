@@ -23,8 +23,11 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 			cols[c.Path] = true
 			es = append(es, t.columnEntries(tb, c)...)
 		}
+		t.track(tb, "dir/", "", es)
 		if o.Path == "/" {
-			es = append(es, t.wholeTableEntries(rootTableStem, tb)...)
+			whole := t.wholeTableEntries(rootTableStem, tb)
+			t.track(tb, "up/", rootTableStem, whole)
+			es = append(es, whole...)
 		}
 		if o.Kind() != h5core.KindGroup {
 			return es, nil
@@ -55,13 +58,15 @@ func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
 		t.viewEntry(name+".arrow", c.Path, func() (View, error) { return arrowexport.NewArrowView(one, t.viewOptions(key)) }),
 	}
 	if c.ElemSize > 0 {
-		es = append(es, t.viewEntry(name+".raw", c.Path, func() (View, error) {
+		raw := t.viewEntry(name+".raw", c.Path, func() (View, error) {
 			a, err := arrowexport.ColumnArray(src)
 			if err != nil {
 				return nil, err
 			}
 			return arrowexport.NewRawView(a)
-		}))
+		})
+		raw.file.hooks = t.rawHooks(tb.Path, c.Name, c.ElemSize)
+		es = append(es, raw)
 	}
 	return es
 }
@@ -71,8 +76,10 @@ func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
 func (t *Tree) wholeTableEntries(stem string, tb *table.Table) []entry {
 	all := arrowexport.FromTable(tb)
 	opt := t.viewOptions(tb.Path)
+	csv := t.viewEntry(stem+".csv", tb.Path, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
+	csv.file.hooks = t.csvHooks(tb.Path)
 	return []entry{
-		t.viewEntry(stem+".csv", tb.Path, func() (View, error) { return arrowexport.NewCSVView(all, opt) }),
+		csv,
 		t.viewEntry(stem+".arrow", tb.Path, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
 		t.viewEntry(stem+".parquet", tb.Path, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
 	}
@@ -88,8 +95,8 @@ func (t *Tree) viewEntry(name, attrs string, newView func() (View, error)) entry
 // HDF5 path key: the shared sizing cache, keyed to the file's identity.
 func (t *Tree) viewOptions(key string) arrowexport.Options {
 	o := arrowexport.Options{Cache: t.opt.Cache, Logf: t.opt.Log.Printf}
-	if t.fileID != nil {
-		o.Key = t.fileID.Key(key)
+	if id := t.currentFileID(); id != nil {
+		o.Key = id.Key(key)
 	}
 	return o
 }
