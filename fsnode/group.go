@@ -52,7 +52,7 @@ func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error)
 
 // groupDir is the directory of an ordinary group below ancestors up.
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
-	d := &dir{attrs: g.Path}
+	d := &dir{attrs: g}
 	me := up.within(g, false)
 	d.list = func() ([]entry, error) {
 		links, err := g.Links()
@@ -73,6 +73,11 @@ func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
 // datatype, and a symbolic link for a soft link to a group or a hard link
 // to a group above (so that cycles are never walked).
 func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
+	return named(t.showLink(g, l, me), l.Name)
+}
+
+// showLink returns linkEntries' entries, named after the link.
+func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
 	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
@@ -98,7 +103,7 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	if !me.inTable {
 		tb, bad, _ := t.probe(o)
 		if tb != nil {
-			return append(t.wholeTableEntries(name, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
+			return append(t.wholeTableEntries(name, o, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
 		}
 		if bad != nil {
 			return t.failedEntries(name, where, o, bad, me)
@@ -129,7 +134,7 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 // failedDir is the directory of bad table group o below ancestors up: its
 // datasets' column files fail with err, its other links show as usual.
 func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
-	d := &dir{attrs: o.Path}
+	d := &dir{attrs: o}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, nil, err)}
@@ -145,9 +150,11 @@ func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 			}
 			n := EscapeName(l.Name)
 			where := t.f.Name() + ":" + c.Path + " "
+			var cs []entry
 			for _, ext := range []string{".csv", ".arrow", ".raw"} {
-				es = append(es, entry{name: n + ext, file: errorFile(where+n+ext, err)})
+				cs = append(cs, entry{name: n + ext, file: errorFile(where+n+ext, err)})
 			}
+			es = append(es, named(cs, l.Name)...)
 		}
 		return es, nil
 	}

@@ -46,6 +46,7 @@ type Tree struct {
 	opt    Options
 	root   *dir
 	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one
+	xattrs xattrCache          // attributes as extended attributes
 }
 
 // New returns the tree of f. Tables are found as their directories are
@@ -109,18 +110,23 @@ func (t *Tree) probe(o *h5core.Object) (tb *table.Table, bad, err error) {
 }
 
 // entry is one name in a directory: a directory, a file or a symbolic
-// link (target).
+// link (target). An entry that shows a member (a link or a column) is
+// named after it: name is EscapeName(member) and a suffix, which
+// settleNames may respell when the name is taken.
 type entry struct {
-	name   string
-	dir    *dir
-	file   *file
-	target string
+	name     string
+	dir      *dir
+	file     *file
+	target   string
+	member   string
+	isMember bool
 }
 
-// dir is a directory. attrs, when set, is the HDF5 path of the object
-// whose attributes are its extended attributes.
+// dir is a directory. attrs, when set, is the object whose attributes
+// are its extended attributes (the object itself, never looked up again
+// by a path, which names holding '/' would make ambiguous).
 type dir struct {
-	attrs string
+	attrs *h5core.Object
 	list  func() ([]entry, error)
 
 	once    sync.Once
@@ -130,7 +136,7 @@ type dir struct {
 }
 
 // children returns the directory's entries sorted by name, listing it on
-// first use. Of two entries with the same name the first listed wins.
+// first use. Names taken twice are settled by settleNames.
 func (t *Tree) children(d *dir) ([]entry, error) {
 	d.once.Do(func() {
 		var es []entry
@@ -140,15 +146,8 @@ func (t *Tree) children(d *dir) ([]entry, error) {
 			t.opt.Log.Printf("h5fs: %v", err)
 			return
 		}
-		d.index = make(map[string]int, len(es))
-		for _, e := range es {
-			if _, dup := d.index[e.name]; dup {
-				t.opt.Log.Printf("h5fs: %s: name %q is taken; one object is not shown", t.f.Name(), e.name)
-				continue
-			}
-			d.index[e.name] = len(d.entries)
-			d.entries = append(d.entries, e)
-		}
+		d.entries = t.settleNames(es)
+		d.index = make(map[string]int, len(d.entries))
 		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].name < d.entries[j].name })
 		for i, e := range d.entries {
 			d.index[e.name] = i
@@ -173,8 +172,8 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 // file is a generated file. Its view is made on first use; finalize runs
 // the view's sizing pass once, without holding up stat calls meanwhile.
 type file struct {
-	path    string // what the file shows, for messages
-	attrs   string // HDF5 path of the object supplying the xattrs, if set
+	path    string         // what the file shows, for messages
+	attrs   *h5core.Object // the object supplying the xattrs, if set
 	newView func() (View, error)
 
 	mu        sync.Mutex

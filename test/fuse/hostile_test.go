@@ -36,12 +36,16 @@ func hostileCorpus(t *testing.T) string {
 
 // hostileCase is one file of the corpus: the symbolic links it must show
 // (path below the mount -> where they resolve, "" for the mount itself),
-// the paths that must read as EIO, and what the log must then say.
+// names it must show, the paths that must read as EIO, extended
+// attributes (path -> name -> value, "E2BIG" for a refusal), and what the
+// log must then say.
 type hostileCase struct {
-	file  string
-	links map[string]string
-	eio   []string
-	logs  []string
+	file   string
+	links  map[string]string
+	names  []string
+	eio    []string
+	xattrs map[string]map[string]string
+	logs   []string
 }
 
 var hostileCases = []hostileCase{
@@ -58,6 +62,21 @@ var hostileCases = []hostileCase{
 	{file: "external.h5",
 		eio:  []string{"passwd", "other", "xp"},
 		logs: []string{`external link to "/" in "/etc/passwd"`, `external link to "/g" in "../../other.h5"`},
+	},
+	{file: "collide.h5",
+		names: []string{"_table.csv", "_table.arrow", "_table.parquet", "%5Ftable.csv", "%5Ftable.arrow", "%5Ftable.raw",
+			"b.csv", "%62.csv/x.csv", "%62.csv/%78.csv"},
+		xattrs: map[string]map[string]string{"%62.csv/%78.csv": {"user.mine": "7"}},
+		logs:   []string{`"_table" is shown as "%5Ftable.`, `"b.csv" is shown as "%62.csv"`},
+	},
+	{file: "attrs.h5",
+		xattrs: map[string]map[string]string{
+			"odd": {"user.new%0Aline": "5", "user.%FF%FEbad": "5", "user.%2Edot": "5", "user.%1B[31mred": "5", "user.plain": "5",
+				"user.big": "E2BIG"},
+			"many":       {"user.a0000": "0", "user.a2999": "428.42857142857144"},
+			"many/d.csv": {},
+		},
+		logs: []string{`attribute "big": 688890 bytes as text`},
 	},
 	{file: "softbomb.h5",
 		links: map[string]string{"bomb/l16": "bomb"},
@@ -85,6 +104,14 @@ func TestHostile(t *testing.T) {
 					if err != nil || got != filepath.Join(mp, want) {
 						t.Errorf("%s resolves to %q (%v), want %q", p, got, err, filepath.Join(mp, want))
 					}
+				}
+				for _, p := range c.names {
+					if _, err := os.Lstat(filepath.Join(mp, p)); err != nil {
+						t.Error(err)
+					}
+				}
+				for p, want := range c.xattrs {
+					xattrsAnswer(t, filepath.Join(mp, p), want)
 				}
 				for _, p := range c.eio {
 					if _, err := os.ReadFile(filepath.Join(mp, p)); !errors.Is(err, syscall.EIO) {
@@ -115,6 +142,7 @@ func walkHostile(t *testing.T, mp string) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
+			xattrsAnswer(t, p, nil)
 			return nil
 		}
 		if err := within(mp, p); err != nil {
@@ -128,6 +156,61 @@ func walkHostile(t *testing.T, mp string) {
 	if err != nil {
 		t.Error(err)
 	}
+}
+
+// xattrsAnswer lists the extended attributes of p and reads each: every
+// one answers (with E2BIG past the documented limit); want, when set,
+// holds exactly the names p must have and their values.
+func xattrsAnswer(t *testing.T, p string, want map[string]string) {
+	n, err := syscall.Listxattr(p, nil)
+	if err != nil {
+		t.Errorf("listxattr %s: %v", p, err)
+		return
+	}
+	buf := make([]byte, n)
+	if n, err = syscall.Listxattr(p, buf); err != nil {
+		t.Errorf("listxattr %s: %v", p, err)
+		return
+	}
+	got := map[string]string{}
+	for _, name := range strings.Split(strings.TrimSuffix(string(buf[:n]), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		v, err := getxattr(p, name)
+		switch {
+		case errors.Is(err, syscall.E2BIG):
+			v = "E2BIG"
+		case err != nil:
+			t.Errorf("getxattr %s %s: %v", p, name, err)
+		}
+		got[name] = v
+	}
+	if want == nil {
+		return
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s: xattr %q = %q, want %q", p, name, got[name], v)
+		}
+	}
+	if len(want) == 0 && len(got) != 0 || len(want) > 0 && len(got) < len(want) {
+		t.Errorf("%s: xattrs %q, want %q", p, got, want)
+	}
+}
+
+// getxattr reads the extended attribute name of p.
+func getxattr(p, name string) (string, error) {
+	n, err := syscall.Getxattr(p, name, nil)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, n)
+	n, err = syscall.Getxattr(p, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
 }
 
 // within follows the symbolic link at p (inside mount mp) step by step,
