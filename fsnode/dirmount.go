@@ -43,6 +43,7 @@ type DirTree struct {
 	opt     DirOptions
 	top     *folder
 	members map[string]*member // by absolute file name
+	single  *member            // the mounted file, for NewFileDir
 	mtime   time.Time
 	fds     *fdPool
 	opened  atomic.Int64
@@ -62,6 +63,48 @@ type folder struct {
 // NewDir scans the directory root for HDF5 files and returns its tree.
 // No HDF5 file is opened until something inside it is looked at.
 func NewDir(root string, opt DirOptions) (*DirTree, error) {
+	d, err := newDirTree(root, opt)
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			d.opt.Tree.Log.Printf("h5fs: %v", err)
+			return nil
+		}
+		if !e.Type().IsRegular() || !isHDF5(p) {
+			return nil
+		}
+		rel, _ := filepath.Rel(d.root, p)
+		d.add(rel, &member{d: d, name: p, rel: rel})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	go d.sweep()
+	return d, nil
+}
+
+// NewFileDir opens the HDF5 file name and returns a tree whose root is
+// the file's own: a directory mount of that one file, which follows the
+// file's changes (see changes.go) and never closes it for being idle.
+func NewFileDir(name string, opt DirOptions) (*DirTree, error) {
+	d, err := newDirTree(name, opt)
+	if err != nil {
+		return nil, err
+	}
+	d.single = &member{d: d, name: d.root}
+	d.single.node = &memberNode{m: d.single}
+	d.members[d.root] = d.single
+	if _, err := d.single.get(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// newDirTree returns an empty tree for the file or directory root.
+func newDirTree(root string, opt DirOptions) (*DirTree, error) {
 	if opt.Tree.Log == nil {
 		opt.Tree.Log = log.Default()
 	}
@@ -82,22 +125,6 @@ func NewDir(root string, opt DirOptions) (*DirTree, error) {
 	d := &DirTree{root: root, opt: opt, members: map[string]*member{}, mtime: st.ModTime(),
 		fds: &fdPool{max: opt.MaxOpen, lru: list.New()}, open: list.New(), stop: make(chan struct{})}
 	d.top = &folder{folders: map[string]*folder{}, files: map[string]*member{}}
-	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			d.opt.Tree.Log.Printf("h5fs: %v", err)
-			return nil
-		}
-		if !e.Type().IsRegular() || !isHDF5(p) {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		d.add(rel, &member{d: d, name: p, rel: rel})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	go d.sweep()
 	return d, nil
 }
 
@@ -197,15 +224,19 @@ type member struct {
 	mu      sync.Mutex
 	tree    *Tree
 	r       *reopener
+	state   fileState // of the file when tree was made
+	builtAt time.Time // when tree was made
 	err     error     // why the file cannot be opened
 	errAt   time.Time // the file's mtime when it failed
 	lastUse time.Time
 	elem    *list.Element // in d.open while open
 }
 
-// get returns the file's tree, opening the file if it is not open. A file
-// that failed to open is tried again once its mtime changes.
+// get returns the file's tree, opening the file if it is not open or has
+// changed since. A file that failed to open is tried again once its
+// mtime changes.
 func (m *member) get() (*Tree, error) {
+	m.dropIfChanged(false)
 	m.mu.Lock()
 	if m.err != nil {
 		if st, err := os.Stat(m.name); err != nil || st.ModTime().Equal(m.errAt) {
@@ -215,7 +246,8 @@ func (m *member) get() (*Tree, error) {
 		m.err = nil
 	}
 	if m.tree == nil {
-		m.tree, m.r, m.err = m.openTree()
+		m.tree, m.r, m.state, m.err = m.openTree()
+		m.builtAt = time.Now()
 		if m.err != nil {
 			if st, err := os.Stat(m.name); err == nil {
 				m.errAt = st.ModTime()
@@ -236,27 +268,28 @@ func (m *member) get() (*Tree, error) {
 }
 
 // openTree opens the file and makes its tree.
-func (m *member) openTree() (*Tree, *reopener, error) {
+func (m *member) openTree() (*Tree, *reopener, fileState, error) {
 	m.d.opened.Add(1)
-	r := &reopener{pool: m.d.fds, name: m.name}
-	st, err := os.Stat(m.name)
+	st, err := statFile(m.name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, st, err
 	}
-	f, err := h5core.NewFile(r, st.Size(), m.name, m.d.opt.File)
+	r := &reopener{pool: m.d.fds, name: m.name}
+	f, err := h5core.NewFile(r, st.size, m.name, m.d.opt.File)
 	if err != nil {
 		r.close()
-		return nil, nil, err
+		return nil, nil, st, err
 	}
 	opt := m.d.opt.Tree
 	opt.ExternalLink = m.externalLink
 	var t *Tree
+	opt.stale = func() bool { return m.stale(t, st) }
 	err = guard(func() (err error) { t, err = New(f, opt); return err })
 	if err != nil {
 		r.close()
-		return nil, nil, err
+		return nil, nil, st, err
 	}
-	return t, r, nil
+	return t, r, st, nil
 }
 
 // touch marks the member used now, and closes the least recently used
@@ -280,10 +313,29 @@ func (m *member) touch() {
 	}
 }
 
-// evict closes the member's file and drops its tree; the kernel forgets
-// what it knew of the file's directory, so the next look inside opens the
-// file again. Files open meanwhile keep reading (reopening the file).
+// evict closes the member's file and drops its tree.
 func (m *member) evict() {
+	m.mu.Lock()
+	t := m.tree
+	m.mu.Unlock()
+	m.drop(t, false)
+}
+
+// drop closes the member's file and forgets its tree t, unless the member
+// has moved on to another tree; the kernel forgets what it knew of the
+// file's directory, so the next look inside opens the file again. Files
+// open meanwhile keep reading (reopening the file). wait says whether to
+// wait for the kernel to forget: never while serving a lookup in the
+// file's directory, which the kernel holds locked meanwhile.
+func (m *member) drop(t *Tree, wait bool) {
+	m.mu.Lock()
+	if t == nil || m.tree != t {
+		m.mu.Unlock()
+		return
+	}
+	r := m.r
+	m.tree, m.r = nil, nil
+	m.mu.Unlock()
 	d := m.d
 	d.mu.Lock()
 	if m.elem != nil {
@@ -291,16 +343,9 @@ func (m *member) evict() {
 		m.elem = nil
 	}
 	d.mu.Unlock()
-	m.mu.Lock()
-	r := m.r
-	m.tree, m.r = nil, nil
-	m.mu.Unlock()
-	if r != nil {
-		r.close()
-	}
+	r.close()
 	if n := m.node; n != nil {
-		// Not under any lock: the kernel may be waiting on a lookup.
-		go n.forget()
+		n.forget(wait)
 	}
 }
 
@@ -316,14 +361,25 @@ func (m *member) externalLink(depth int, l h5core.Link) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	ups := strings.Count(filepath.ToSlash(m.rel), "/") + 1 + depth
-	target := strings.Repeat("../", ups) + filepath.ToSlash(to.rel)
+	var parts []string
+	for range depth {
+		parts = append(parts, "..")
+	}
+	if m.rel != "" {
+		for range strings.Split(filepath.ToSlash(m.rel), "/") {
+			parts = append(parts, "..")
+		}
+		parts = append(parts, strings.Split(filepath.ToSlash(to.rel), "/")...)
+	}
 	for _, p := range strings.Split(l.Target, "/") {
 		if p != "" && p != "." {
-			target += "/" + EscapeName(p)
+			parts = append(parts, EscapeName(p))
 		}
 	}
-	return target, true
+	if len(parts) == 0 {
+		return ".", true
+	}
+	return strings.Join(parts, "/"), true
 }
 
 // externalTarget returns the symbolic link an external link shows as,
@@ -338,6 +394,9 @@ func (t *Tree) externalTarget(depth int, l h5core.Link) (string, bool) {
 // MountDir mounts the tree of a directory of HDF5 files read-only at
 // mountpoint and returns the running server.
 func MountDir(d *DirTree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
+	if d.single != nil {
+		return mountRoot(d.single.node, d.root, mountpoint, mo)
+	}
 	return mountRoot(&folderNode{d: d, f: d.top}, d.root, mountpoint, mo)
 }
 
@@ -436,6 +495,9 @@ func (n *memberNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if err != nil {
 		return nil, syscall.EIO
 	}
+	if ch := n.GetChild(name); ch != nil && treeOf(ch) != t {
+		n.RmChild(name) // made from an older tree meanwhile
+	}
 	return t.lookupNode(ctx, &n.Inode, t.root, name, out)
 }
 
@@ -452,6 +514,7 @@ func (n *memberNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.File
 
 // Getattr implements fs.NodeGetattrer.
 func (n *memberNode) Getattr(ctx context.Context, _ gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.m.dropIfChanged(true)
 	n.m.attr(&out.Attr)
 	out.SetTimeout(time.Second)
 	return 0
@@ -479,14 +542,27 @@ func (n *memberNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscal
 	return t.listxattr(t.root.attrs, dest)
 }
 
-// forget drops the node's children, here and in the kernel, so that the
-// next lookup inside makes them anew from the file's next tree.
-func (n *memberNode) forget() {
+// forget drops the node's children, here and in the kernel (waiting for
+// it or not), so that the next lookup inside makes them anew from the
+// file's next tree.
+func (n *memberNode) forget(wait bool) {
+	var names []string
 	for name := range n.Children() {
 		n.RmChild(name)
-		if errno := n.NotifyEntry(name); errno != 0 && errno != syscall.ENOENT {
-			n.m.d.opt.Tree.Log.Printf("h5fs: %s: forget %s: %v", n.m.name, name, errno)
+		names = append(names, name)
+	}
+	notify := func() {
+		for _, name := range names {
+			// ENOENT: the kernel knew nothing; EBADF: unmounted.
+			if errno := n.NotifyEntry(name); errno != 0 && errno != syscall.ENOENT && errno != syscall.EBADF {
+				n.m.d.opt.Tree.Log.Printf("h5fs: %s: forget %s: %v", n.m.name, name, errno)
+			}
 		}
+	}
+	if wait {
+		notify()
+	} else {
+		go notify()
 	}
 }
 

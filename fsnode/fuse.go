@@ -90,6 +90,9 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 
 // OpendirHandle implements fs.NodeOpendirHandler.
 func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if n.t.stale() {
+		return nil, 0, syscall.ESTALE
+	}
 	return n.t.opendir(n.d)
 }
 
@@ -135,6 +138,9 @@ func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
 		return nil, 0, syscall.EROFS
+	}
+	if n.t.stale() {
+		return nil, 0, syscall.ESTALE
 	}
 	if _, err := n.t.finalize(n.f); err != nil {
 		return nil, 0, syscall.EIO

@@ -37,6 +37,10 @@ type Options struct {
 	// reads as EIO. The target must stay inside the mount: climb at most
 	// to the mount's root, then name only what the mount shows.
 	ExternalLink func(depth int, l h5core.Link) (string, bool)
+
+	// stale, if set, reports whether the HDF5 file has changed since the
+	// tree was made (see changes.go).
+	stale func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when

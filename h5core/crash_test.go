@@ -101,7 +101,7 @@ func replayAppend(t *testing.T, fixture string, rec *crashtest.Recorder) (int, e
 }
 
 func TestCrashReplayAppend(t *testing.T) {
-	for _, fixture := range []string{"earliest"} {
+	for _, fixture := range []string{"earliest", "latest"} {
 		t.Run(fixture, func(t *testing.T) {
 			n, err := replayAppend(t, fixture, &crashtest.Recorder{})
 			if err != nil {

@@ -58,7 +58,7 @@ func (w *eaWriter) create() error {
 	tx, f, l := w.tx, w.tx.w.f, w.d.ds.layout
 	client, size := uint8(0), f.so
 	if w.d.ds.geom.filtered {
-		client, size = 1, f.so+chunkSizeWidth(w.d.ds.geom.chunkBytes())+4
+		client, size = 1, f.so+f.filteredSizeWidth(l, w.d.ds.geom)+4
 	}
 	hdr := make([]byte, w.headerSize())
 	copy(hdr, "EAHD")

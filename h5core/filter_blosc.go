@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -149,7 +150,7 @@ func bloscDecodeStream(dst, src []byte, codec byte) error {
 			copy(dst, res)
 		}
 	case bloscSnappy:
-		return &unsupportedError{"blosc snappy codec not supported"}
+		n, err = snappyDecodeInto(dst, src)
 	default:
 		return fmt.Errorf("unknown blosc codec %d", codec)
 	}
@@ -275,4 +276,24 @@ func transposeBits8x8(x uint64) uint64 {
 	x ^= t ^ t<<14
 	t = (x ^ x>>28) & 0x00000000f0f0f0f0
 	return x ^ t ^ t<<28
+}
+
+// snappyDecodeInto decodes one raw Snappy block (Blosc's snappy codec) into
+// dst, which must be exactly its decoded size.
+func snappyDecodeInto(dst, src []byte) (int, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return 0, err
+	}
+	if n != len(dst) {
+		return 0, fmt.Errorf("snappy stream decodes to %d bytes, not %d", n, len(dst))
+	}
+	res, err := snappy.Decode(dst, src)
+	if err != nil {
+		return 0, err
+	}
+	if !sameArray(res, dst) {
+		copy(dst, res)
+	}
+	return len(res), nil
 }

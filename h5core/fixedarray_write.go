@@ -28,7 +28,7 @@ func (w *faWriter) create() error {
 	tx, f, l, g := w.tx, w.tx.w.f, w.d.ds.layout, w.d.ds.geom
 	client, size := uint8(0), f.so
 	if g.filtered {
-		client, size = 1, f.so+chunkSizeWidth(g.chunkBytes())+4
+		client, size = 1, f.so+f.filteredSizeWidth(l, g)+4
 	}
 	n := w.x.nchunks
 	hdr := make([]byte, 12+f.sl+f.so)

@@ -11,15 +11,15 @@ import (
 
 // FuzzDecodeChunk decodes arbitrary chunks through arbitrary pipeline
 // messages: no input may panic, and a success must give size bytes. The
-// seeds are the real chunks of testdata/filters with their pipelines, and a
-// few made here.
+// seeds are the real chunks of testdata/filters and filters_plugins with
+// their pipelines, and a few made here.
 func FuzzDecodeChunk(f *testing.F) {
-	for _, c := range loadCorpus(f) {
+	for _, c := range append(loadCorpus(f), loadCorpusDir(f, "filters_plugins")...) {
 		msg, err := hex.DecodeString(c.PipelineMsg)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(msg, c.Mask, readCorpusFile(f, c.Name+".chunk.bin"), uint32(c.Size))
+		f.Add(msg, c.Mask, c.read(f, c.Name+".chunk.bin"), uint32(c.Size))
 	}
 	f.Add(pipelineMessage(2, []Filter{{ID: FilterNBit, ClientData: []uint32{15, 0, 1, nbitCompound, 2, 2, 1, nbitNoop, 1, 0, nbitAtomic, 1, 0, 2, 0}}}),
 		uint32(0), []byte{0x5a, 0x40}, uint32(2))

@@ -42,7 +42,7 @@ func registerFilter(id uint16, name string, decode filterDecoder, encode filterE
 // Registered third-party filters h5core names but cannot decode or encode.
 func init() {
 	for id, name := range map[uint16]string{
-		307: "bzip2", 32008: "bitshuffle", 32013: "zfp", 32017: "sz", 32026: "blosc2",
+		32013: "zfp", 32017: "sz", 32026: "blosc2",
 	} {
 		registerFilter(id, name, nil, nil)
 	}
@@ -56,6 +56,9 @@ func FilterName(id uint16) string {
 	}
 	return ""
 }
+
+// FilterDecodable reports whether h5core reads chunks filtered with id.
+func FilterDecodable(id uint16) bool { return filterDecoderFor(id) != nil }
 
 // DisplayName is the filter's name for listings: the name stored in the
 // file, else the registered name of its id (version 2 messages store no

@@ -350,7 +350,10 @@ func (d *dsWriter) setLayout(addr uint64, size uint64, mask uint32) error {
 		at = 8
 	case 3:
 		at = 3
-	case 4:
+	case 4, 5:
+		if b[1] != layoutChunked {
+			return d.errf("layout class %d: %v for writing", b[1], ErrUnsupported)
+		}
 		rank, width := int(b[3]), int(b[4])
 		at = 5 + rank*width
 		kind := ChunkIndexKind(b[at])

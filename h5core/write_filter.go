@@ -1,6 +1,14 @@
 package h5core
 
-// encode runs a chunk through the dataset's filter pipeline.
+import "fmt"
+
+// encode runs a chunk through the dataset's filter pipeline (the
+// registry's encoders); a required filter h5core cannot encode is an
+// error naming it and the dataset.
 func (d *dsWriter) encode(data []byte) ([]byte, uint32, error) {
-	return nil, 0, d.errf("writing chunks filtered with %s: %v (no encoders yet)", filterLabel(&d.ds.Filters[0]), ErrUnsupported)
+	out, mask, err := encodeChunk(d.ds.Filters, data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %s: %w", d.tx.w.name, d.ds.Path, err)
+	}
+	return out, mask, nil
 }

@@ -2,15 +2,18 @@ package h5core_test
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/h5core/crashtest"
+	"github.com/h5fs/h5fs/internal/h5wasmtest"
 )
 
 // copyFixture copies testdata/write/NAME.h5 (made by testdata/gen_write.py)
@@ -62,6 +65,7 @@ type appendCase struct {
 var appendCases = map[string][]appendCase{
 	"earliest": {
 		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/b", size: 8, float: true, width: 1, rows: 9},
 		{path: "/t/c", size: 4, width: 3, rows: 5},
 		{path: "/t/many", size: 8, width: 1, rows: 700},
 		{path: "/fixed", size: 4, width: 1, rows: 10},
@@ -72,6 +76,7 @@ var appendCases = map[string][]appendCase{
 	},
 	"latest": {
 		{path: "/t/a", size: 8, width: 1, rows: 7},
+		{path: "/t/b", size: 8, float: true, width: 1, rows: 9},
 		{path: "/t/c", size: 4, width: 3, rows: 5},
 		{path: "/t/many", size: 8, width: 1, rows: 700},
 		{path: "/fixed", size: 4, width: 1, rows: 10},
@@ -82,6 +87,8 @@ var appendCases = map[string][]appendCase{
 		{path: "/t/empty", size: 8, width: 1, rows: 9},
 		{path: "/fixed_empty", size: 4, width: 1, rows: 3},
 		{path: "/ea_big", size: 4, width: 1, rows: 5000},
+		{path: "/bt2", size: 4, width: 3, rows: 400},
+		{path: "/bt2_gzip", size: 4, width: 3, rows: 7},
 		{path: "/single", size: 4, width: 1, rows: 1, err: true},
 		{path: "/single_empty", size: 4, width: 1, rows: 0},
 	},
@@ -167,6 +174,7 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
+			compareH5wasm(t, h5wasmtest.Dump(t, p), want)
 		})
 	}
 }
@@ -205,4 +213,81 @@ func compareDigest(t *testing.T, got, want crashtest.FileDigest) {
 			}
 		}
 	}
+}
+
+// compareH5wasm checks what libhdf5 2.0 (h5wasm) reads against want.
+func compareH5wasm(t *testing.T, got *h5wasmtest.File, want crashtest.FileDigest) {
+	t.Helper()
+	for p, w := range want.Datasets {
+		o := got.Objects[p]
+		if o == nil {
+			t.Errorf("h5wasm: %s: missing", p)
+			continue
+		}
+		var shape []uint64
+		for _, n := range o.Shape {
+			shape = append(shape, uint64(n))
+		}
+		if !slices.Equal(shape, w.Shape) {
+			t.Errorf("h5wasm: %s: shape %v, want %v", p, shape, w.Shape)
+			continue
+		}
+		vals := flatJSON(t, o.Values)
+		if len(vals) != len(w.Values) {
+			t.Errorf("h5wasm: %s: %d values, want %d", p, len(vals), len(w.Values))
+			continue
+		}
+		for i := range vals {
+			if vals[i] != w.Values[i] {
+				t.Errorf("h5wasm: %s: element %d is %v, want %v", p, i, vals[i], w.Values[i])
+				break
+			}
+		}
+	}
+	for o, attrs := range want.Attrs {
+		for n, v := range attrs {
+			if _, ok := v.(float64); !ok {
+				continue
+			}
+			a := got.Objects[o].Attrs[n]
+			if a == nil {
+				t.Errorf("h5wasm: %s: attribute %s missing", o, n)
+				continue
+			}
+			if g := flatJSON(t, a.Values); len(g) != 1 || g[0] != v {
+				t.Errorf("h5wasm: %s: attribute %s is %v, want %v", o, n, g, v)
+			}
+		}
+	}
+}
+
+// flatJSON flattens h5wasm's values (nested arrays; big integers as
+// strings) into float64s.
+func flatJSON(t *testing.T, raw json.RawMessage) []any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("h5wasm values: %v", err)
+	}
+	var out []any
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			f, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				out = append(out, x)
+				return
+			}
+			out = append(out, f)
+		default:
+			out = append(out, x)
+		}
+	}
+	walk(v)
+	return out
 }

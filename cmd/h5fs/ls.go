@@ -42,6 +42,7 @@ type lsFilter struct {
 	ID         uint16   `json:"id"`
 	Name       string   `json:"name"`
 	ClientData []uint32 `json:"cd_values"`
+	Supported  bool     `json:"supported"` // h5fs decodes it
 }
 
 type lsAttr struct {
@@ -183,7 +184,7 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 	e.Type, e.Class, e.Size = ds.Type.String(), ds.Type.Class.String(), ds.Type.Size
 	e.Layout = ds.Layout()
 	for _, fl := range ds.Filters {
-		e.Filters = append(e.Filters, lsFilter{fl.ID, fl.Name, fl.ClientData})
+		e.Filters = append(e.Filters, lsFilter{fl.ID, fl.DisplayName(), fl.ClientData, h5core.FilterDecodable(fl.ID)})
 	}
 	if fill, ok := ds.FillValue(); ok {
 		if v, err := ds.File().ElementValue(ds.Type, fill); err == nil {
@@ -228,7 +229,11 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		if len(e.Filters) > 0 {
 			var fs []string
 			for _, f := range e.Filters {
-				fs = append(fs, fmt.Sprintf("%s(%d) %v", f.Name, f.ID, f.ClientData))
+				s := fmt.Sprintf("%s(%d) %v", f.Name, f.ID, f.ClientData)
+				if !f.Supported {
+					s += " (not supported by h5fs)"
+				}
+				fs = append(fs, s)
 			}
 			fmt.Fprintf(w, "%sFilters:   %s\n", ind, strings.Join(fs, ", "))
 		}

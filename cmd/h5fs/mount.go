@@ -89,16 +89,11 @@ func mounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fus
 		}
 		return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
 	}
-	f, err := h5core.OpenWith(src, h5core.Options{ChunkCacheBytes: mountChunkCache})
+	d, err := fsnode.NewFileDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: mountChunkCache}})
 	if err != nil {
 		return nil, nil, err
 	}
-	tree, err := fsnode.New(f, treeOptions(l))
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return func() (*fuse.Server, error) { return fsnode.MountWith(tree, mp, mo.MountOptions) }, func() { f.Close() }, nil
+	return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
 }
 
 // mountedLine is what a successful mount prints: where, and how to undo it.

@@ -30,6 +30,17 @@ func MakeRuns(t testing.TB, n int) string {
 // when the test ends. Log lines go to logw (nil: the test log).
 func MountDir(t testing.TB, dir string, opt fsnode.DirOptions, logw io.Writer) (string, *fsnode.DirTree) {
 	t.Helper()
+	var d *fsnode.DirTree
+	mp := mountDirTree(t, func(opt fsnode.DirOptions) (dt *fsnode.DirTree, err error) {
+		d, err = fsnode.NewDir(dir, opt)
+		return d, err
+	}, opt, logw)
+	return mp, d
+}
+
+// mountDirTree mounts the tree that newTree makes with options opt.
+func mountDirTree(t testing.TB, newTree func(fsnode.DirOptions) (*fsnode.DirTree, error), opt fsnode.DirOptions, logw io.Writer) string {
+	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skip("no /dev/fuse: kernel mount tests need FUSE")
 	}
@@ -40,7 +51,7 @@ func MountDir(t testing.TB, dir string, opt fsnode.DirOptions, logw io.Writer) (
 		logw = testWriter{t}
 	}
 	opt.Tree.Log = log.New(logw, "", 0)
-	d, err := fsnode.NewDir(dir, opt)
+	d, err := newTree(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,5 +67,13 @@ func MountDir(t testing.TB, dir string, opt fsnode.DirOptions, logw io.Writer) (
 		server.Wait()
 		d.Close()
 	})
-	return mp, d
+	return mp
+}
+
+// MountFile mounts the HDF5 file name as `h5fs mount` does (following its
+// changes) at a new temporary directory and returns the mount point; the
+// mount goes away when the test ends.
+func MountFile(t testing.TB, name string, logw io.Writer) string {
+	t.Helper()
+	return mountDirTree(t, func(opt fsnode.DirOptions) (*fsnode.DirTree, error) { return fsnode.NewFileDir(name, opt) }, fsnode.DirOptions{}, logw)
 }

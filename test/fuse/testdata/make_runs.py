@@ -24,8 +24,10 @@ def str_attr(obj, name, value):
     a.write(np.array(value.encode(), dtype=f"S{len(value) + 1}"))
 
 
-def run_file(path, run, userblock=0):
+def run_file(path, run, userblock=0, libver=None):
     kw = {"userblock_size": userblock} if userblock else {}
+    if libver:
+        kw["libver"] = libver
     with h5py.File(path, "w", **kw) as f:
         n = 10 + run % 7
         g = f.create_group("events")
@@ -35,7 +37,6 @@ def run_file(path, run, userblock=0):
         g.attrs.create("column-order", np.array([b"run", b"energy"], dtype="S7"))
         g.create_dataset("run", data=np.full(n, run, dtype="<i4"), maxshape=(None,), chunks=(64,))
         g.create_dataset("energy", data=np.arange(n, dtype="<f8") * 0.5 + run, maxshape=(None,), chunks=(64,))
-        return f
 
 
 def main():

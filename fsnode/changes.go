@@ -1,0 +1,96 @@
+package fsnode
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+)
+
+// Files that change underneath a read-only mount (another process
+// appending to a table, libhdf5 SWMR writers): each tree is made from one
+// state of its HDF5 file, told apart by size, mtime and inode. When the
+// file is found changed, at the open of a view or directory or a look at
+// the file's own directory, the tree is dropped and the kernel told to
+// forget the directory's entries; an open of a view of the old tree fails
+// with ESTALE, on which the kernel walks the path again (LOOKUP_REVAL) and
+// opens the view of the new tree. Views already open keep reading the
+// state they were opened with: their nodes, page cache and sizes are the
+// old tree's. A reader so never sees bytes of two states in one view.
+
+// staleGrace is how long a new tree is not reported out of date by an
+// open: a file written without pause would otherwise fail the kernel's
+// one retry too.
+const staleGrace = 200 * time.Millisecond
+
+// fileState is what tells two states of a file apart.
+type fileState struct {
+	size  int64
+	mtime int64 // nanoseconds
+	ino   uint64
+}
+
+// statFile returns the state of the named file.
+func statFile(name string) (fileState, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return fileState{}, err
+	}
+	s := fileState{size: st.Size(), mtime: st.ModTime().UnixNano()}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		s.ino = sys.Ino
+	}
+	return s, nil
+}
+
+// stale reports whether tree t, made from the file in state st, is out of
+// date, and if t is the member's current tree drops it. It serves opens,
+// during which the kernel holds no directory locked.
+func (m *member) stale(t *Tree, st fileState) bool {
+	now, err := statFile(m.name)
+	if err != nil || now == st {
+		return false
+	}
+	m.mu.Lock()
+	current, young := m.tree == t, time.Since(m.builtAt) < staleGrace
+	m.mu.Unlock()
+	if current && young {
+		return false
+	}
+	m.drop(t, true)
+	return true
+}
+
+// dropIfChanged drops the member's tree if the file has changed since it
+// was made (and it is not brand new); wait as for drop.
+func (m *member) dropIfChanged(wait bool) {
+	m.mu.Lock()
+	t, st, young := m.tree, m.state, time.Since(m.builtAt) < staleGrace
+	m.mu.Unlock()
+	if t == nil || young {
+		return
+	}
+	if now, err := statFile(m.name); err == nil && now != st {
+		m.drop(t, wait)
+	}
+}
+
+// stale reports whether the tree's HDF5 file has changed since the tree
+// was made (never, for a tree made without a way to tell).
+func (t *Tree) stale() bool {
+	return t.opt.stale != nil && t.opt.stale()
+}
+
+// treeOf returns the tree a node of the mount belongs to, or nil.
+func treeOf(in *gofs.Inode) *Tree {
+	switch n := in.Operations().(type) {
+	case *dirNode:
+		return n.t
+	case *fileNode:
+		return n.t
+	case *linkNode:
+		return n.t
+	}
+	return nil
+}
