@@ -143,7 +143,7 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		return nil, 0, syscall.ESTALE
 	}
 	if _, err := n.t.finalize(n.f); err != nil {
-		return nil, 0, syscall.EIO
+		return nil, 0, viewErrno(err)
 	}
 	return nil, fuse.FOPEN_KEEP_CACHE, 0
 }
@@ -223,6 +223,15 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 		out.Size = uint64(len(e.target))
 	}
 	return longTimeout
+}
+
+// viewErrno maps the error of a view to an errno: EFBIG for a view too
+// big to size, EIO for anything else.
+func viewErrno(err error) syscall.Errno {
+	if errors.Is(err, syscall.EFBIG) {
+		return syscall.EFBIG
+	}
+	return syscall.EIO
 }
 
 // toErrno maps a lookup error to an errno: ENOENT for a missing name, EIO

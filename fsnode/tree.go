@@ -31,6 +31,11 @@ type Options struct {
 	// Cache keeps the renderers' sizing passes across mounts; nil means
 	// none.
 	Cache *arrowexport.Cache
+	// MaxSizedView is the largest estimated size of a view whose exact
+	// size takes a data pass (.csv, .arrow, .parquet); a larger one is
+	// refused with EFBIG and a log line rather than block open() on a
+	// pass over every element. 0 means DefaultMaxSizedView.
+	MaxSizedView int64
 	// ExternalLink, if set, returns the symbolic link target that an
 	// external link l shows as, in a directory at depth depth below the
 	// tree's root (0: the root), or false to show it as an entry that
@@ -85,6 +90,17 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 		t.root = t.groupDir(g, nil)
 	}
 	return t, nil
+}
+
+// DefaultMaxSizedView is the default Options.MaxSizedView: 64 GiB.
+const DefaultMaxSizedView = 64 << 30
+
+// maxSizedView returns the tree's Options.MaxSizedView.
+func (t *Tree) maxSizedView() int64 {
+	if t.opt.MaxSizedView > 0 {
+		return t.opt.MaxSizedView
+	}
+	return DefaultMaxSizedView
 }
 
 // probe finds out whether object o is a table: it returns the table, or
@@ -209,7 +225,12 @@ func (t *Tree) finalize(f *file) (View, error) {
 	if err != nil || f.isFinal() {
 		return v, err
 	}
-	err = guard(v.Finalize)
+	if limit := t.maxSizedView(); !v.Exact() && v.Size() > limit {
+		err = fmt.Errorf("%s: about %d bytes, over the %d bytes a view that needs a sizing pass may have (use .raw or .npy): %w",
+			f.path, v.Size(), limit, syscall.EFBIG)
+	} else {
+		err = guard(v.Finalize)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {

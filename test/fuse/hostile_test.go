@@ -36,7 +36,8 @@ func hostileCorpus(t *testing.T) string {
 
 // hostileCase is one file of the corpus: the symbolic links it must show
 // (path below the mount -> where they resolve, "" for the mount itself),
-// names it must show, the paths that must read as EIO, extended
+// names it must show, the paths that must read as EIO or fail to open
+// with EFBIG, extended
 // attributes (path -> name -> value, "E2BIG" for a refusal), and what the
 // log must then say.
 type hostileCase struct {
@@ -44,6 +45,7 @@ type hostileCase struct {
 	links  map[string]string
 	names  []string
 	eio    []string
+	efbig  []string
 	xattrs map[string]map[string]string
 	logs   []string
 }
@@ -78,6 +80,11 @@ var hostileCases = []hostileCase{
 		},
 		logs: []string{`attribute "big": 688890 bytes as text`},
 	},
+	{file: "huge.h5",
+		names: []string{"huge.raw", "huge.npy", "big/x.raw"},
+		efbig: []string{"huge.csv", "big.csv", "big.arrow", "big.parquet", "big/x.csv", "big/x.arrow"},
+		logs:  []string{"huge.csv: about ", "over the 68719476736 bytes a view that needs a sizing pass may have"},
+	},
 	{file: "softbomb.h5",
 		links: map[string]string{"bomb/l16": "bomb"},
 		eio:   []string{"top"},
@@ -108,6 +115,14 @@ func TestHostile(t *testing.T) {
 				for _, p := range c.names {
 					if _, err := os.Lstat(filepath.Join(mp, p)); err != nil {
 						t.Error(err)
+					}
+				}
+				for _, p := range c.efbig {
+					if f, err := os.Open(filepath.Join(mp, p)); !errors.Is(err, syscall.EFBIG) {
+						t.Errorf("%s: open: %v, want EFBIG", p, err)
+						if err == nil {
+							f.Close()
+						}
 					}
 				}
 				for p, want := range c.xattrs {

@@ -122,3 +122,15 @@ with h5py.File(p, "w", libver="latest") as f:
     for i in range(3000):
         m.attrs["a%04d" % i] = np.float64(i) / 7
     small(m, "d")
+
+# huge.h5: a 2^40-element dataset never written (a few hundred bytes on
+# disk), and a table whose NROWS is 2^40 over such columns.
+p = os.path.join(out, "huge.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    f.create_dataset("huge", shape=(1 << 40,), dtype="<f8", chunks=(1 << 20,))
+    g = f.create_group("big")
+    str_attr(g, "CLASS", "COLUMN_TABLE", size=13)
+    str_attr(g, "VERSION", "1.0")
+    g.attrs.create("NROWS", np.uint64(1 << 40))
+    g.create_dataset("x", shape=(1 << 40,), dtype="<i4", chunks=(1 << 20,), fillvalue=7)
+    small(f, "good")
