@@ -3,6 +3,7 @@ package fuse_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +19,10 @@ import (
 
 // hostileScript writes the hostile corpus (testdata/hostile.py).
 const hostileScript = "testdata/hostile.py"
+
+// rssBudget is the most memory (resident set) the test process, which
+// serves the mounts, may take while the hostile corpus is walked.
+const rssBudget = 512 << 20
 
 // hangLimit is how long one file's whole walk may take before the test
 // calls it hung: every case here answers in well under a second.
@@ -48,6 +53,9 @@ type hostileCase struct {
 	efbig  []string
 	xattrs map[string]map[string]string
 	logs   []string
+	// walk, if set, is how many entries to walk (a file with endless
+	// paths); all of them when 0.
+	walk int
 }
 
 var hostileCases = []hostileCase{
@@ -85,6 +93,9 @@ var hostileCases = []hostileCase{
 		efbig: []string{"huge.csv", "big.csv", "big.arrow", "big.parquet", "big/x.csv", "big/x.arrow"},
 		logs:  []string{"huge.csv: about ", "over the 68719476736 bytes a view that needs a sizing pass may have"},
 	},
+	{file: "diamond.h5", walk: 20000,
+		names: []string{"top/" + strings.Repeat("a/b/", 20) + "end.csv", "L39/b/end.raw"},
+	},
 	{file: "softbomb.h5",
 		links: map[string]string{"bomb/l16": "bomb"},
 		eio:   []string{"top"},
@@ -98,6 +109,8 @@ var hostileCases = []hostileCase{
 // and refusals are the expected ones, and nothing hangs.
 func TestHostile(t *testing.T) {
 	dir := hostileCorpus(t)
+	stop := sampleRSS(t)
+	defer stop()
 	for _, c := range hostileCases {
 		t.Run(c.file, func(t *testing.T) {
 			var logs syncBuffer
@@ -105,7 +118,7 @@ func TestHostile(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				walkHostile(t, mp)
+				walkHostile(t, mp, c.walk)
 				for p, want := range c.links {
 					got, err := filepath.EvalSymlinks(filepath.Join(mp, p))
 					if err != nil || got != filepath.Join(mp, want) {
@@ -148,13 +161,18 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-// walkHostile walks the whole mount mp without following symbolic links:
-// every directory lists, and every symbolic link stays inside mp.
-func walkHostile(t *testing.T, mp string) {
+// walkHostile walks the mount mp (its first limit entries, if limit is
+// set) without following symbolic links: every directory lists, every
+// extended attribute answers and every symbolic link stays inside mp.
+func walkHostile(t *testing.T, mp string, limit int) {
+	n := 0
 	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			t.Errorf("walk %s: %v", p, err)
 			return nil
+		}
+		if n++; limit > 0 && n > limit {
+			return fs.SkipAll
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
 			xattrsAnswer(t, p, nil)
@@ -277,6 +295,54 @@ func within(mp, p string) error {
 		return nil
 	}
 	return walk(strings.Split(rel, "/"))
+}
+
+// sampleRSS samples the test process's resident set (the daemon of its
+// mounts) every 20 ms until the returned stop is called, which fails the
+// test if it ever exceeded rssBudget.
+func sampleRSS(t *testing.T) (stop func()) {
+	done := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		var max int64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if r := rss(); r > max {
+				max = r
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		max := <-peak
+		t.Logf("peak RSS %d MiB (budget %d MiB)", max>>20, rssBudget>>20)
+		if max == 0 || max > rssBudget {
+			t.Errorf("peak RSS %d MiB, budget %d MiB", max>>20, rssBudget>>20)
+		}
+	}
+}
+
+// rss returns the resident set of this process in bytes (0 if unknown).
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // syncBuffer is a log writer safe for the file system's goroutines.

@@ -134,3 +134,14 @@ with h5py.File(p, "w", libver="latest") as f:
     g.attrs.create("NROWS", np.uint64(1 << 40))
     g.create_dataset("x", shape=(1 << 40,), dtype="<i4", chunks=(1 << 20,), fillvalue=7)
     small(f, "good")
+
+# diamond.h5: 40 levels of groups, each holding two hard links ("a", "b")
+# to the next: 2^40 paths to the last level.
+p = os.path.join(out, "diamond.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    levels = [f.create_group("L%02d" % i) for i in range(41)]
+    for i in range(40):
+        levels[i]["a"] = levels[i + 1]
+        levels[i]["b"] = levels[i + 1]
+    small(levels[40], "end")
+    f["top"] = levels[0]
