@@ -2,7 +2,6 @@ package arrowexport
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,7 +21,8 @@ import (
 // business.
 //
 // Bytes are fed with Write as they arrive, in pieces of any size; a line
-// is parsed once it is complete (quoted fields may span lines). A header
+// is parsed once it is complete (quoted fields may span lines), or at
+// Flush. A header
 // line equal to the view's, first in the stream, is skipped. A line that
 // does not parse is an error naming its line and column; the parser keeps
 // failing after that.
@@ -32,9 +32,10 @@ type CSVParser struct {
 	build   []array.Builder
 	header  []byte
 	oneCol  bool
-	pending []byte // bytes of an incomplete line
-	line    int64  // lines seen
-	rows    int
+	pending []byte  // bytes of an incomplete line
+	line    int64   // lines seen
+	rows    int     // rows parsed since NewArrays
+	lineOf  []int64 // the line of each of those rows
 	err     error
 }
 
@@ -120,9 +121,8 @@ func (p *CSVParser) Write(b []byte) error {
 	return nil
 }
 
-// Close parses a last line that has no line end. The parser takes no
-// more bytes after it.
-func (p *CSVParser) Close() error {
+// Flush parses a last line that has no line end, as if it had one.
+func (p *CSVParser) Flush() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -131,28 +131,26 @@ func (p *CSVParser) Close() error {
 			p.err = err
 			return err
 		}
-		p.pending = nil
+		p.pending = p.pending[:0]
 	}
-	p.err = errors.New("arrowexport: CSV parser is closed")
 	return nil
 }
 
 // Rows returns the number of rows parsed so far.
 func (p *CSVParser) Rows() int { return p.rows }
 
-// Lines returns the number of lines parsed so far (header included).
-func (p *CSVParser) Lines() int64 { return p.line }
-
 // NewArrays returns the rows parsed since the last call, one array per
-// column (labels for dictionary columns), and starts afresh. The caller
-// releases them.
-func (p *CSVParser) NewArrays() []arrow.Array {
+// column (labels for dictionary columns), and the line of each row (1 is
+// the first line written), and starts afresh. The caller releases the
+// arrays.
+func (p *CSVParser) NewArrays() ([]arrow.Array, []int64) {
 	out := make([]arrow.Array, len(p.build))
 	for j, b := range p.build {
 		out[j] = b.NewArray()
 	}
-	p.rows = 0
-	return out
+	lines := p.lineOf
+	p.rows, p.lineOf = 0, nil
+	return out, lines
 }
 
 // Release frees the rows not taken by NewArrays.
@@ -208,6 +206,7 @@ func (p *CSVParser) parseLine(l []byte) error {
 		}
 	}
 	p.rows++
+	p.lineOf = append(p.lineOf, p.line)
 	return nil
 }
 

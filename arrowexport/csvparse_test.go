@@ -77,10 +77,11 @@ func parseView(t *testing.T, tbl *Table, piece int) []arrow.Array {
 		}
 		text = text[k:]
 	}
-	if err := p.Close(); err != nil {
+	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	return p.NewArrays()
+	arrs, _ := p.NewArrays()
+	return arrs
 }
 
 // TestCSVParseRoundTrip: every line the CSV views of the test tables
@@ -173,7 +174,7 @@ func TestCSVParseErrors(t *testing.T) {
 		}
 		err = p.Write([]byte(tc.text))
 		if err == nil {
-			err = p.Close()
+			err = p.Flush()
 		}
 		var ce *CSVError
 		switch {
@@ -209,11 +210,15 @@ func FuzzCSVParser(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer p.Release()
-		if p.Write(b) != nil || p.Close() != nil {
+		if p.Write(b) != nil || p.Flush() != nil {
 			return
 		}
 		rows := p.Rows()
-		for _, a := range p.NewArrays() {
+		arrs, lines := p.NewArrays()
+		if len(lines) != rows {
+			t.Fatalf("%d rows parsed, %d line numbers", rows, len(lines))
+		}
+		for _, a := range arrs {
 			if a.Len() != rows {
 				t.Fatalf("%d rows parsed, a column has %d", rows, a.Len())
 			}

@@ -93,7 +93,7 @@ func TestSparseViewsScipy(t *testing.T) {
 				t.Fatal(err)
 			}
 			var mj SparseMeta
-			if err := json.Unmarshal(meta, &mj); err != nil || mj.NNZ != m.NNZ() || len(mj.Sections) != 2 && mj.Chunks > 0 {
+			if err := json.Unmarshal(meta, &mj); err != nil || mj.NNZ != m.NNZ() || len(mj.Sections) != 2 && mj.StoredChunks > 0 {
 				t.Fatalf("meta %s: %v", meta, err)
 			}
 			out, err := exec.Command(debianPython, "testdata/check_sparse.py", dir, exp, name).CombinedOutput()

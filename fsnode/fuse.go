@@ -76,6 +76,7 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 	if ch := parent.GetChild(name); ch != nil {
 		return ch, 0
 	}
+
 	var ops fs.InodeEmbedder
 	switch {
 	case e.dir != nil:
@@ -85,7 +86,11 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 	default:
 		ops = &linkNode{t: t, target: e.target}
 	}
-	return parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+	in := parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT})
+	if e.file != nil {
+		e.file.setInode(in)
+	}
+	return in, 0
 }
 
 // OpendirHandle implements fs.NodeOpendirHandler.
@@ -137,7 +142,10 @@ func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 // immutable content cached.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
-		return nil, 0, syscall.EROFS
+		if n.t.w == nil {
+			return nil, 0, syscall.EROFS
+		}
+		return n.openWrite(flags)
 	}
 	if n.t.stale() {
 		return nil, 0, syscall.ESTALE
@@ -199,6 +207,9 @@ func (e entry) mode() uint32 {
 // except for a file whose size is still an estimate.
 func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	out.Mode = e.mode() | 0o444
+	if e.file != nil && e.file.hooks != nil {
+		out.Mode |= 0o200
+	}
 	out.Nlink = 1
 	if e.dir != nil {
 		out.Mode |= 0o111

@@ -103,7 +103,9 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	if !me.inTable {
 		tb, bad, _ := t.probe(o)
 		if tb != nil {
-			return append(t.wholeTableEntries(name, o, tb), entry{name: name, dir: t.tableDir(o, tb, me)})
+			whole := t.wholeTableEntries(name, o, tb)
+			t.track(tb, "up/", name, whole)
+			return append(whole, entry{name: name, dir: t.tableDir(o, tb, me)})
 		}
 		if bad != nil {
 			return t.failedEntries(name, where, o, bad, me)

@@ -3,6 +3,8 @@ package fsnode
 import (
 	"encoding/json"
 
+	"github.com/h5fs/h5fs/arrowexport"
+
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/table"
 )
@@ -55,21 +57,8 @@ type linkMeta struct {
 
 // datasetMeta describes a dataset's type, shape and storage.
 type datasetMeta struct {
-	Shape      []uint64          `json:"shape"`
-	MaxShape   []any             `json:"maxshape"`
-	Type       string            `json:"dtype"`
-	Layout     string            `json:"layout"`
-	Chunks     []uint64          `json:"chunks,omitempty"`
-	ChunkIndex string            `json:"chunk_index,omitempty"`
-	Filters    []filterMeta      `json:"filters,omitempty"`
+	*arrowexport.Description
 	Attributes map[string]string `json:"attributes"`
-}
-
-// filterMeta is one filter of a dataset's pipeline.
-type filterMeta struct {
-	ID     uint16   `json:"id"`
-	Name   string   `json:"name,omitempty"`
-	Params []uint32 `json:"params,omitempty"`
 }
 
 // metaEntry is the .meta.json file of the directory of object o (which
@@ -135,21 +124,7 @@ func describeDataset(o *h5core.Object) (*datasetMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &datasetMeta{Shape: ds.Shape(), Type: ds.Type.String(), Layout: ds.Layout(), Attributes: attrs}
-	for _, d := range ds.MaxShape() {
-		if d == h5core.Unlimited {
-			m.MaxShape = append(m.MaxShape, nil)
-		} else {
-			m.MaxShape = append(m.MaxShape, d)
-		}
-	}
-	if m.Layout == "chunked" {
-		m.Chunks = ds.ChunkShape()
-		m.ChunkIndex = ds.ChunkIndexKind().String()
-	}
-	for _, f := range ds.Filters {
-		m.Filters = append(m.Filters, filterMeta{ID: f.ID, Name: f.Name, Params: f.ClientData})
-	}
+	m := &datasetMeta{Description: arrowexport.Describe(ds), Attributes: attrs}
 	return m, nil
 }
 

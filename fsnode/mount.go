@@ -27,7 +27,8 @@ func Mount(t *Tree, mountpoint string) (*fuse.Server, error) {
 	return MountWith(t, mountpoint, MountOptions{})
 }
 
-// MountWith mounts the tree read-only at mountpoint with the given
+// MountWith mounts the tree (read-only unless it was made with
+// Options.RW) at mountpoint with the given
 // options and returns the running server.
 func MountWith(t *Tree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
 	return mountRoot(&dirNode{t: t, d: t.root}, t.f.Name(), mountpoint, mo)
@@ -38,6 +39,10 @@ func MountWith(t *Tree, mountpoint string, mo MountOptions) (*fuse.Server, error
 // shared/docs/clients-on-fuse.md).
 func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions) (*fuse.Server, error) {
 	negative := longTimeout
+	mode := "ro"
+	if d, ok := root.(*dirNode); ok && d.t.w != nil {
+		mode = "rw" // a read-write tree (Options.RW)
+	}
 	server, err := fs.Mount(mountpoint, root, &fs.Options{
 		NegativeTimeout: &negative,
 		UID:             mo.UID,
@@ -45,7 +50,7 @@ func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions
 		MountOptions: fuse.MountOptions{
 			FsName:       source,
 			Name:         "h5fs",
-			Options:      []string{"ro"},
+			Options:      []string{mode},
 			AllowOther:   mo.AllowOther,
 			DirectMount:  true,
 			MaxWrite:     maxRequest,

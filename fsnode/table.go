@@ -32,8 +32,11 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 			cols[c.Path] = true
 			es = append(es, t.columnEntries(o, tb, c, t.columnObject(o, links, c))...)
 		}
+		t.track(tb, "dir/", "", es)
 		if up == nil {
-			es = append(es, t.wholeTableEntries(rootTableStem, o, tb)...)
+			whole := t.wholeTableEntries(rootTableStem, o, tb)
+			t.track(tb, "up/", rootTableStem, whole)
+			es = append(es, whole...)
 		}
 		for _, l := range links {
 			if !cols[o.Child(l.Name)] {
@@ -72,13 +75,15 @@ func (t *Tree) columnEntries(o *h5core.Object, tb *table.Table, c *table.Column,
 		t.viewEntry(name+".arrow", co, func() (View, error) { return arrowexport.NewArrowView(one, t.viewOptions(key)) }),
 	}
 	if c.ElemSize > 0 {
-		es = append(es, t.viewEntry(name+".raw", co, func() (View, error) {
+		raw := t.viewEntry(name+".raw", co, func() (View, error) {
 			a, err := arrowexport.ColumnArray(src)
 			if err != nil {
 				return nil, err
 			}
 			return arrowexport.NewRawView(a)
-		}))
+		})
+		raw.file.hooks = t.rawHooks(tb.Path, c.Name, c.ElemSize)
+		es = append(es, raw)
 	}
 	return named(es, c.Name)
 }
@@ -88,8 +93,10 @@ func (t *Tree) columnEntries(o *h5core.Object, tb *table.Table, c *table.Column,
 func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table) []entry {
 	all := arrowexport.FromTable(tb)
 	opt := t.viewOptions(objectKey(o))
+	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
+	csv.file.hooks = t.csvHooks(tb.Path)
 	return []entry{
-		t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) }),
+		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
 		t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
 	}
@@ -113,8 +120,8 @@ func objectKey(o *h5core.Object) string {
 // identity.
 func (t *Tree) viewOptions(key string) arrowexport.Options {
 	o := arrowexport.Options{Cache: t.opt.Cache, Logf: t.opt.Log.Printf}
-	if t.fileID != nil {
-		o.Key = t.fileID.Key(key)
+	if id := t.currentFileID(); id != nil {
+		o.Key = id.Key(key)
 	}
 	return o
 }

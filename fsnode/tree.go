@@ -18,6 +18,7 @@ import (
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/table"
+	"github.com/hanwen/go-fuse/v2/fs"
 )
 
 // Options configure a Tree.
@@ -42,6 +43,10 @@ type Options struct {
 	// reads as EIO. The target must stay inside the mount: climb at most
 	// to the mount's root, then name only what the mount shows.
 	ExternalLink func(depth int, l h5core.Link) (string, bool)
+	// RW makes the tree read-write (write.go): the file it shows must be
+	// a Snapshot of RW, through which table files take appends and
+	// truncation. Nil means read-only.
+	RW *h5core.RW
 
 	// stale, if set, reports whether the HDF5 file has changed since the
 	// tree was made (see changes.go).
@@ -54,7 +59,9 @@ type Tree struct {
 	f      *h5core.File
 	opt    Options
 	root   *dir
-	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one
+	idMu   sync.Mutex
+	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one; new after each commit
+	w      *writer             // the write side, nil when read-only
 	xattrs xattrCache          // attributes as extended attributes
 }
 
@@ -74,6 +81,9 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 		return nil, err
 	}
 	t := &Tree{f: f, opt: opt}
+	if opt.RW != nil {
+		t.w = &writer{rw: opt.RW, live: map[string]*liveTable{}}
+	}
 	if id, err := arrowexport.StatFileID(f.Name()); err == nil {
 		t.fileID = &id
 	}
@@ -195,8 +205,10 @@ type file struct {
 	path    string         // what the file shows, for messages
 	attrs   *h5core.Object // the object supplying the xattrs, if set
 	newView func() (View, error)
+	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
+	inode     *fs.Inode // the kernel's node, once looked up (for cache invalidation)
 	view      View
 	err       error
 	finalized bool
@@ -297,4 +309,19 @@ func guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// setFileID records the file's identity after a commit changed it, so
+// that views made from then on key the sizing cache to the new content.
+func (t *Tree) setFileID(id *arrowexport.FileID) {
+	t.idMu.Lock()
+	defer t.idMu.Unlock()
+	t.fileID = id
+}
+
+// currentFileID returns the file's identity, nil if unknown.
+func (t *Tree) currentFileID() *arrowexport.FileID {
+	t.idMu.Lock()
+	defer t.idMu.Unlock()
+	return t.fileID
 }

@@ -8,7 +8,8 @@ import (
 // put encodes loc as one entry, the inverse of next.
 func (e *arrayElems) put(b []byte, so int, loc chunkLoc) error {
 	if e.stc != nil {
-		return fmt.Errorf("structured-chunk index records: %w for writing here", ErrUnsupported)
+		copy(b[:e.size], e.stc.appendIndexRecord(nil, so, loc, e.filtered, 0))
+		return nil
 	}
 	putAddr(b, loc.addr, so)
 	if e.filtered {
@@ -41,10 +42,11 @@ func (tx *Tx) writeBlock(addr uint64, b []byte) error {
 }
 
 // arrayPrefix encodes the prefix shared by the blocks of fixed and
-// extensible arrays: signature, version 0, client, header address.
+// extensible arrays: signature, version (arrayBlockVersion), client,
+// header address.
 func arrayPrefix(b []byte, sig string, client uint8, hdr uint64, so int) int {
 	copy(b, sig)
-	b[4], b[5] = 0, client
+	b[4], b[5] = arrayBlockVersion(client), client
 	putAddr(b[6:], hdr, so)
 	return 6 + so
 }

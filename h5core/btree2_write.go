@@ -8,9 +8,6 @@ import "encoding/binary"
 func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 	f := tx.w.f
 	l, g := d.ds.layout, d.ds.geom
-	if l.stc != nil {
-		return nil, d.errf("structured-chunk v2 B-tree index: %v here", ErrUnsupported)
-	}
 	w := &tableWriter{d: d}
 	t, err := f.newBtree2ChunkIndex(l, g)
 	if err != nil {
@@ -27,17 +24,18 @@ func (tx *Tx) newBtree2Writer(d *dsWriter) (chunkIndexWriter, error) {
 		}
 		p = bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}
 	}
+	if p.nodeSize == 0 { // structured-chunk layouts may store 0 (format doc §3.1)
+		p.nodeSize = 2048
+	}
 	w.build = func(locs []chunkLoc) (uint64, error) { return tx.buildBtree2Chunks(l, g, p, locs) }
 	return w, nil
 }
 
 // buildBtree2Chunks writes a v2 B-tree of chunk records (type 10, or 11
 // when filtered) holding locs, sorted, and returns its header's address.
-// The tree has the least depth that holds them, records spread evenly;
-// every node is allocated at the full node size, as libhdf5 reads it.
 func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chunkLoc) (uint64, error) {
 	f := tx.w.f
-	so, sl := f.so, f.sl
+	so := f.so
 	rank := len(g.chunk)
 	typ, sizeWidth := uint8(bt2Chunk), 0
 	recSize := so + 8*rank
@@ -45,8 +43,43 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 		typ, sizeWidth = bt2ChunkFiltered, f.filteredSizeWidth(l, g)
 		recSize += sizeWidth + 4
 	}
+	var stcRec func(b []byte, loc chunkLoc)
+	if l.stc != nil {
+		typ, recSize, stcRec = stcBtreeRecords(l.stc, g.filtered, so, rank)
+	}
+	recs := make([][]byte, len(locs))
+	for i, loc := range locs {
+		b := make([]byte, recSize)
+		recs[i] = b
+		if stcRec != nil {
+			stcRec(b, loc)
+			continue
+		}
+		putAddr(b, loc.addr, so)
+		at := so
+		if g.filtered {
+			putAddr(b[at:], loc.size, sizeWidth)
+			binary.LittleEndian.PutUint32(b[at+sizeWidth:], loc.mask)
+			at += sizeWidth + 4
+		}
+		for i, s := range loc.scaled {
+			binary.LittleEndian.PutUint64(b[at+8*i:], s)
+		}
+	}
+	hv, nv := btree2Versions(l)
+	return tx.buildBtree2(typ, recSize, p, recs, hv, nv)
+}
+
+// buildBtree2 writes a v2 B-tree of the given record type holding recs
+// (encoded, in key order) with the given header and node versions, and
+// returns its header's address. The tree has
+// the least depth that holds them, records spread evenly; every node is
+// allocated at the full node size, as libhdf5 reads it.
+func (tx *Tx) buildBtree2(typ uint8, recSize int, p bt2Params, recs [][]byte, hv, nv uint8) (uint64, error) {
+	f := tx.w.f
+	so, sl := f.so, f.sl
 	t := &btree2{nodeSize: uint64(p.nodeSize), recSize: recSize, typ: typ}
-	n := uint64(len(locs))
+	n := uint64(len(recs))
 	// capacity[d]: records a subtree of depth d holds.
 	var capacity []uint64
 	for t.depth = 0; ; t.depth++ {
@@ -63,32 +96,19 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 			break
 		}
 	}
-	rec := func(b []byte, loc chunkLoc) {
-		putAddr(b, loc.addr, so)
-		at := so
-		if g.filtered {
-			putAddr(b[at:], loc.size, sizeWidth)
-			binary.LittleEndian.PutUint32(b[at+sizeWidth:], loc.mask)
-			at += sizeWidth + 4
-		}
-		for i, s := range loc.scaled {
-			binary.LittleEndian.PutUint64(b[at+8*i:], s)
-		}
-	}
-	var build func(locs []chunkLoc, depth int) (uint64, error)
-	build = func(locs []chunkLoc, depth int) (uint64, error) {
+	var build func(locs [][]byte, depth int) (uint64, error)
+	build = func(locs [][]byte, depth int) (uint64, error) {
 		b := make([]byte, t.nodeSize)
 		sig := "BTLF"
 		if depth > 0 {
 			sig = "BTIN"
 		}
 		copy(b, sig)
-		b[4], b[5] = 0, typ
+		b[4], b[5] = nv, typ
 		pos := bt2Prefix
 		if depth == 0 {
 			for _, loc := range locs {
-				rec(b[pos:], loc)
-				pos += recSize
+				pos += copy(b[pos:], loc)
 			}
 		} else {
 			m := uint64(len(locs))
@@ -97,7 +117,7 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 			per, extra := (m-(k-1))/k, (m-(k-1))%k
 			type child struct{ addr, nrec, total uint64 }
 			kids := make([]child, 0, k)
-			var seps []chunkLoc
+			var seps [][]byte
 			i := uint64(0)
 			for c := uint64(0); c < k; c++ {
 				cnt := per
@@ -120,8 +140,7 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 				}
 			}
 			for _, s := range seps {
-				rec(b[pos:], s)
-				pos += recSize
+				pos += copy(b[pos:], s)
 			}
 			for _, c := range kids {
 				putAddr(b[pos:], c.addr, so)
@@ -138,9 +157,12 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 		addr := tx.alloc(t.nodeSize)
 		return addr, tx.write(addr, b)
 	}
-	root, err := build(locs, t.depth)
-	if err != nil {
-		return 0, err
+	root := undefAddr
+	if n > 0 {
+		var err error
+		if root, err = build(recs, t.depth); err != nil {
+			return 0, err
+		}
 	}
 	rootRecs := n
 	if t.depth > 0 {
@@ -148,7 +170,7 @@ func (tx *Tx) buildBtree2Chunks(l *layout, g *chunkGeom, p bt2Params, locs []chu
 	}
 	hdr := make([]byte, bt2Overhead+4+2+2+1+1+so+2+sl)
 	copy(hdr, "BTHD")
-	hdr[4], hdr[5] = 0, typ
+	hdr[4], hdr[5] = hv, typ
 	binary.LittleEndian.PutUint32(hdr[6:], p.nodeSize)
 	binary.LittleEndian.PutUint16(hdr[10:], uint16(recSize))
 	binary.LittleEndian.PutUint16(hdr[12:], uint16(t.depth))

@@ -108,7 +108,11 @@ func (w *tableWriter) get(scaled []uint64) (chunkLoc, error) {
 }
 
 func (w *tableWriter) set(loc chunkLoc) error {
-	w.m[scaledKey(loc.scaled)] = loc
+	if loc.addr == undefAddr { // a chunk removed (structured chunks, §10)
+		delete(w.m, scaledKey(loc.scaled))
+	} else {
+		w.m[scaledKey(loc.scaled)] = loc
+	}
 	w.dirty = true
 	return nil
 }

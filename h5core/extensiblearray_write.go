@@ -60,9 +60,12 @@ func (w *eaWriter) create() error {
 	if w.d.ds.geom.filtered {
 		client, size = 1, f.so+f.filteredSizeWidth(l, w.d.ds.geom)+4
 	}
+	if l.stc != nil {
+		client, size = stcArrayEntry(l.stc, w.d.ds.geom.filtered, f.so)
+	}
 	hdr := make([]byte, w.headerSize())
 	copy(hdr, "EAHD")
-	hdr[5] = client
+	hdr[4], hdr[5] = arrayBlockVersion(client), client
 	copy(hdr[6:], []byte{byte(size), l.ea.maxBits, l.ea.indexElems, l.ea.minElems, l.ea.minPointers, l.ea.pageBits})
 	putAddr(hdr[12+6*f.sl:], undefAddr, f.so)
 	addr := tx.alloc(uint64(len(hdr)))

@@ -30,10 +30,13 @@ func (w *faWriter) create() error {
 	if g.filtered {
 		client, size = 1, f.so+f.filteredSizeWidth(l, g)+4
 	}
+	if l.stc != nil {
+		client, size = stcArrayEntry(l.stc, g.filtered, f.so)
+	}
 	n := w.x.nchunks
 	hdr := make([]byte, 12+f.sl+f.so)
 	copy(hdr, "FAHD")
-	hdr[5], hdr[6], hdr[7] = client, byte(size), l.pageBits
+	hdr[4], hdr[5], hdr[6], hdr[7] = arrayBlockVersion(client), client, byte(size), l.pageBits
 	putAddr(hdr[8:], n, f.sl)
 	putAddr(hdr[8+f.sl:], undefAddr, f.so)
 	addr := tx.alloc(uint64(len(hdr)))

@@ -8,12 +8,6 @@ const (
 	stcSingleWithFilter  = 0x02 // the single-chunk info carries filter fields
 )
 
-// Structured chunk types (a bit field).
-const (
-	stcSparse   = 0x01
-	stcVariable = 0x02
-)
-
 // stcLayout is the structured-chunk part of a layout message v5 class 4:
 // the structured chunk composition and, for the single-chunk index, the
 // one chunk's record.

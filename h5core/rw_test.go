@@ -3,6 +3,7 @@ package h5core_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/h5core/crashtest"
+	"github.com/h5fs/h5fs/internal/h5wasmtest"
 )
 
 // TestWriteInPlace overwrites elements inside the extent of every layout
@@ -290,5 +292,98 @@ func TestRecoverAtOpen(t *testing.T) {
 	rw2.Close()
 	if now, _ := os.ReadFile(p); !bytes.Equal(now, orig) {
 		t.Error("OpenRW did not roll the hot journal back")
+	}
+}
+
+// TestSetAttributeShape shrinks a list attribute, compact (/t) and, in
+// the latest format, dense (/attrs).
+func TestSetAttributeShape(t *testing.T) {
+	for _, file := range []string{"earliest", "latest"} {
+		p := copyFixture(t, file)
+		rw, err := h5core.OpenRW(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _ := rw.Begin()
+		for _, obj := range []string{"/t", "/attrs"} {
+			if err := tx.SetAttributeShape(obj, "list", []uint64{3}, le(8, false, 7, 8, 9)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.SetAttributeShape("/t", "list", []uint64{6}, le(8, false, 1, 2, 3, 4, 5, 6)); err == nil {
+			t.Error("growing an attribute past its message succeeded")
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rw.Close()
+		d, err := crashtest.Digest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range []string{"/t", "/attrs"} {
+			if got := fmt.Sprint(d[p].Attrs[obj]["list"]); got != "[7 8 9]" {
+				t.Errorf("%s %s: list is %s, want [7 8 9] (%s)", file, obj, got, d[p].Error)
+			}
+		}
+		if err := crashtest.H5dump(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestDeleteLink removes links from a symbol-table group (earliest), a
+// compact group and a dense group with a creation order index (latest).
+func TestDeleteLink(t *testing.T) {
+	for _, file := range []string{"earliest", "latest"} {
+		p := copyFixture(t, file)
+		rw, err := h5core.OpenRW(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _ := rw.Begin()
+		gone := []string{"/links/x1", "/dense_links/d07", "/dense_links/d00", "/dense_links/d19"}
+		for _, l := range gone {
+			i := strings.LastIndex(l, "/")
+			if err := tx.DeleteLink(l[:i], l[i+1:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.DeleteLink("/links", "nope"); !errors.Is(err, h5core.ErrNotFound) {
+			t.Errorf("deleting a missing link: %v", err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rw.Close()
+		d, err := crashtest.Digest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d[p].Error != "" {
+			t.Fatalf("%s: libhdf5: %s", file, d[p].Error)
+		}
+		for _, l := range gone {
+			if _, ok := d[p].Datasets[l]; ok {
+				t.Errorf("%s: %s still there", file, l)
+			}
+		}
+		for _, l := range []string{"/links/x0", "/links/x2", "/dense_links/d01", "/dense_links/d18", "/t/a"} {
+			if _, ok := d[p].Datasets[l]; !ok {
+				t.Errorf("%s: %s lost", file, l)
+			}
+		}
+		if err := crashtest.H5dump(p); err != nil {
+			t.Error(err)
+		}
+		w := h5wasmtest.Dump(t, p)
+		for _, l := range gone {
+			if w.Objects[l] != nil {
+				t.Errorf("h5wasm: %s: %s still there", file, l)
+			}
+		}
+		if w.Objects["/dense_links/d01"] == nil {
+			t.Errorf("h5wasm: %s: /dense_links/d01 lost", file)
+		}
 	}
 }

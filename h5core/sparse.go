@@ -42,7 +42,7 @@ func (r *stcRecord) info(size uint64) []SectionInfo {
 
 // IsSparse reports a structured-chunk sparse dataset.
 func (ds *Dataset) IsSparse() bool {
-	return ds.layout.class == layoutStructured && ds.layout.stc.typ&stcSparse != 0
+	return ds.layout.class == layoutStructured && isSparseType(ds.layout.stc.typ)
 }
 
 // checkStructured checks what h5core supports of a structured-chunk
@@ -53,7 +53,7 @@ func (ds *Dataset) checkStructured() error {
 	switch {
 	case s.typ&stcVariable != 0 || s.sections != 2:
 		return fmt.Errorf("structured chunks of type %#x with %d sections (variable-length data): %w", s.typ, s.sections, ErrUnsupported)
-	case s.typ&stcSparse == 0:
+	case !isSparseType(s.typ):
 		return formatErr(ds.Addr, "structured chunk type %#x is neither sparse nor variable-length", s.typ)
 	case len(s.meta) != 1 || s.meta[0] != 0:
 		return formatErr(ds.Addr, "structured chunk metadata sections %v, expected [0]", s.meta)

@@ -166,24 +166,39 @@ func (w *stcSingleWriter) flush() error {
 		s.single = loc
 	}
 	s.single.addr = loc.addr
-	b, err := encodeStructuredLayout(&l)
+	return w.d.rewriteStructuredLayout(&l)
+}
+
+// setStructuredLayout points a structured-chunk layout message at a new
+// index address (setLayout for structured chunks).
+func (d *dsWriter) setStructuredLayout(addr uint64) error {
+	l := *d.ds.layout
+	l.addr = addr
+	return d.rewriteStructuredLayout(&l)
+}
+
+// rewriteStructuredLayout rewrites the dataset's layout message as l
+// (the same size: the fields it changes are fixed-width) and makes l the
+// dataset's layout.
+func (d *dsWriter) rewriteStructuredLayout(l *layout) error {
+	b, err := encodeStructuredLayout(l)
 	if err != nil {
-		return w.d.errf("%v", err)
+		return d.errf("%v", err)
 	}
-	oh, err := w.d.header()
+	oh, err := d.header()
 	if err != nil {
 		return err
 	}
 	m := oh.find(msgLayout)
 	if m == nil || len(m.data) < len(b) {
-		return w.d.errf("no layout message of %d bytes to rewrite", len(b))
+		return d.errf("no layout message of %d bytes to rewrite", len(b))
 	}
 	data := slices.Clone(m.data)
 	copy(data, b)
-	if err := w.d.tx.rewriteMessage(oh, m, data); err != nil {
+	if err := d.tx.rewriteMessage(oh, m, data); err != nil {
 		return err
 	}
-	w.d.ds.layout = &l
+	d.ds.layout = l
 	return nil
 }
 

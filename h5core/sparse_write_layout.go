@@ -95,12 +95,12 @@ func (s *stcLayout) appendSections(b []byte, r *stcRecord, filtered bool) []byte
 }
 
 // appendIndexRecord appends a fixed/extensible array element (rank 0) or
-// a v2 B-tree record (the scaled coordinates of loc, rank of them) of a
+// a v2 B-tree record (addresses of so bytes) (the scaled coordinates of loc, rank of them) of a
 // structured chunk, the inverse of decodeIndexRecord (§7.1, §7.4). An
 // absent chunk (address undefAddr) is the undefined address with every
 // other field zero.
-func (s *stcLayout) appendIndexRecord(b []byte, loc chunkLoc, filtered bool, rank int) []byte {
-	b = binary.LittleEndian.AppendUint64(b, loc.addr)
+func (s *stcLayout) appendIndexRecord(b []byte, so int, loc chunkLoc, filtered bool, rank int) []byte {
+	b = appendUintN(b, loc.addr, so)
 	rec := loc.stc
 	size := loc.size
 	if loc.addr == undefAddr {

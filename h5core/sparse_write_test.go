@@ -373,7 +373,7 @@ func TestStructuredLayoutEncode(t *testing.T) {
 				}
 			}
 			rank := len(loc.scaled)
-			b := s.appendIndexRecord(nil, loc, filtered, rank)
+			b := s.appendIndexRecord(nil, 8, loc, filtered, rank)
 			if len(b) != 8+rank*8+s.recordSize(filtered) {
 				t.Fatalf("%s: record of %d bytes", key, len(b))
 			}
@@ -386,5 +386,46 @@ func TestStructuredLayoutEncode(t *testing.T) {
 	}
 	if n < 20 {
 		t.Errorf("only %d layouts compared", n)
+	}
+}
+
+// TestSparseTypeZero reads a dataset whose structured chunk type field
+// holds 0, the value one copy of the prototype's header gives
+// H5D_SPARSE_CHUNK (format document §12 U3), as sparse.
+func TestSparseTypeZero(t *testing.T) {
+	f := corrupt(t, func(b []byte) []byte {
+		at := bytes.Index(b, []byte{5, 4, 0, 1, 0, 0, 2, 1, 5, 4, 8, 2, 1, 0, 3, 10})
+		oh := bytes.LastIndex(b[:at], []byte("OHDR"))
+		if at < 0 || oh < 0 {
+			t.Fatal("layout message of example_1d not found")
+		}
+		b[at+3] = 0
+		flags := b[oh+5]
+		p := oh + 6
+		if flags&0x20 != 0 {
+			p += 16
+		}
+		if flags&0x10 != 0 {
+			p += 4
+		}
+		w := 1 << (flags & 3)
+		size := int(uintLE(append(b[p:p+w:p+w], make([]byte, 8-w)...)))
+		end := p + w + size
+		reseal(b, oh, end+4-oh)
+		return b
+	})
+	o, err := f.Open("/example_1d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.layout.stc.typ != 0 || !ds.IsSparse() {
+		t.Fatalf("type %d, sparse %v", ds.layout.stc.typ, ds.IsSparse())
+	}
+	if n, err := ds.NNZ(); err != nil || n != 4 {
+		t.Fatalf("nnz %d, %v", n, err)
 	}
 }

@@ -13,6 +13,18 @@ import (
 // fractal heap) are rewritten in place, their blocks' checksums
 // recomputed.
 func (tx *Tx) SetAttribute(path, name string, raw []byte) error {
+	return tx.setAttribute(path, name, nil, raw)
+}
+
+// SetAttributeShape rewrites the value of an existing attribute with a new
+// shape of the same rank whose value takes no more bytes than the old one
+// (a reference list losing entries, say): the message keeps its size,
+// the bytes past the new value are zeroed.
+func (tx *Tx) SetAttributeShape(path, name string, dims []uint64, raw []byte) error {
+	return tx.setAttribute(path, name, dims, raw)
+}
+
+func (tx *Tx) setAttribute(path, name string, dims []uint64, raw []byte) error {
 	if err := tx.check(); err != nil {
 		return err
 	}
@@ -38,19 +50,17 @@ func (tx *Tx) SetAttribute(path, name string, raw []byte) error {
 			if am.name != name {
 				continue
 			}
-			at, err := attrValueAt(am, raw, errf)
-			if err != nil {
+			b := slices.Clone(m.data)
+			if err := patchAttribute(b, am, dims, raw, f.sl, errf); err != nil {
 				return err
 			}
-			b := slices.Clone(m.data)
-			copy(b[len(m.data)-len(am.data)+at:], raw)
 			return tx.fail(tx.rewriteMessage(o.oh, m, b))
 		case msgAttributeInfo:
 			ai, err := f.parseAttrInfo(m.data, m.addr)
 			if err != nil {
 				return o.err(err)
 			}
-			done, err := tx.setDenseAttribute(ai, name, raw, errf)
+			done, err := tx.setDenseAttribute(ai, name, dims, raw, errf)
 			if err != nil || done {
 				return err
 			}
@@ -59,23 +69,55 @@ func (tx *Tx) SetAttribute(path, name string, raw []byte) error {
 	return errf("no such attribute (or a shared one, which h5core does not rewrite)")
 }
 
-// attrValueAt checks raw against the attribute's value size and returns
-// the value's offset in am.data (0).
-func attrValueAt(am *attrMessage, raw []byte, errf func(string, ...any) error) (int, error) {
-	n, ok := am.space.numElements()
+// patchAttribute rewrites, in b (the whole attribute message am was
+// parsed from), the dataspace's dimensions to dims (unless nil) and the
+// value to raw, zeroing what follows it.
+func patchAttribute(b []byte, am *attrMessage, dims []uint64, raw []byte, sl int, errf func(string, ...any) error) error {
+	space := *am.space
+	if dims != nil {
+		if space.kind != spaceSimple || len(dims) != len(space.dims) {
+			return errf("new shape %v: the attribute has rank %d", dims, len(space.dims))
+		}
+		space.dims = dims
+	}
+	n, ok := space.numElements()
 	size := uint64(am.dtype.Size)
 	if !ok || n*size > uint64(len(am.data)) {
-		return 0, errf("value does not fit its message")
+		return errf("a value of shape %v (%d bytes) does not fit the %d bytes of the message", space.dims, n*size, len(am.data))
 	}
 	if uint64(len(raw)) != n*size {
-		return 0, errf("new value of %d bytes, the attribute holds %d elements of %d bytes", len(raw), n, size)
+		return errf("new value of %d bytes, the attribute holds %d elements of %d bytes", len(raw), n, size)
 	}
-	return 0, nil
+	if dims != nil {
+		version := b[0]
+		nameSize, dtSize := int(binary.LittleEndian.Uint16(b[2:])), int(binary.LittleEndian.Uint16(b[4:]))
+		at := 8
+		pad := func(n int) int { return n }
+		switch version {
+		case 1:
+			pad = func(n int) int { return (n + 7) &^ 7 }
+		case 3:
+			at = 9
+		}
+		at += pad(nameSize) + pad(dtSize)
+		if b[at] == 2 {
+			at += 4
+		} else {
+			at += 8
+		}
+		for i, d := range dims {
+			putAddr(b[at+i*sl:], d, sl)
+		}
+	}
+	val := b[len(b)-len(am.data):]
+	clear(val)
+	copy(val, raw)
+	return nil
 }
 
 // setDenseAttribute rewrites an attribute kept in dense storage; it
 // reports false when the object's dense storage has no such attribute.
-func (tx *Tx) setDenseAttribute(ai *attrInfo, name string, raw []byte, errf func(string, ...any) error) (bool, error) {
+func (tx *Tx) setDenseAttribute(ai *attrInfo, name string, dims []uint64, raw []byte, errf func(string, ...any) error) (bool, error) {
 	f := tx.w.f
 	if ai.nameIndexAddr == undefAddr || ai.heapAddr == undefAddr {
 		return false, nil
@@ -107,11 +149,10 @@ func (tx *Tx) setDenseAttribute(ai *attrInfo, name string, raw []byte, errf func
 	if err != nil || id == nil {
 		return false, err
 	}
-	at, err := attrValueAt(am, raw, errf)
-	if err != nil {
+	msg := slices.Clone(obj)
+	if err := patchAttribute(msg, am, dims, raw, f.sl, errf); err != nil {
 		return true, err
 	}
-	rel := uint64(len(obj)-len(am.data)) + uint64(at) // value offset in the heap object
 	h, err := f.fractalHeap(ai.heapAddr)
 	if err != nil {
 		return true, err
@@ -132,7 +173,7 @@ func (tx *Tx) setDenseAttribute(ai *attrInfo, name string, raw []byte, errf func
 		if err != nil {
 			return true, err
 		}
-		copy(blk[off-loc.off+rel:], raw)
+		copy(blk[off-loc.off:], msg)
 		if h.checksummed {
 			sum := blk[h.blockPrefix-4 : h.blockPrefix]
 			clear(sum)
@@ -144,7 +185,7 @@ func (tx *Tx) setDenseAttribute(ai *attrInfo, name string, raw []byte, errf func
 		if err != nil {
 			return true, err
 		}
-		return true, tx.fail(tx.write(at+rel, raw))
+		return true, tx.fail(tx.write(at, msg))
 	}
 	return true, errf("a tiny fractal heap object: %v for writing", ErrUnsupported)
 }

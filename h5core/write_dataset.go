@@ -334,6 +334,9 @@ func (d *dsWriter) flush() error {
 // setLayout rewrites the index address of the dataset's layout message
 // and, for a filtered single chunk, its stored size and filter mask.
 func (d *dsWriter) setLayout(addr uint64, size uint64, mask uint32) error {
+	if d.ds.layout.stc != nil {
+		return d.setStructuredLayout(addr)
+	}
 	oh, err := d.header()
 	if err != nil {
 		return err

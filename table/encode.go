@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -16,6 +17,17 @@ import (
 // arrays or as their labels (arrowexport.CSVParser's form), or as packed
 // little-endian elements (the .raw form); they leave as stored elements
 // in the file's byte order, missing values as the fill value.
+
+// RowError is a value a column cannot hold: row Row of the values given.
+type RowError struct {
+	Path string // the column's dataset
+	Row  int
+	Err  error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("%s: row %d: %v", e.Path, e.Row, e.Err) }
+
+func (e *RowError) Unwrap() error { return e.Err }
 
 // Encode returns the stored elements of a's values, Type.Size bytes each:
 // numbers at the column's width and byte order, labels turned into their
@@ -39,7 +51,7 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 				continue
 			}
 			if packed, err = c.conv.appendPacked(packed, a, i); err != nil {
-				return nil, fmt.Errorf("%s: row %d: %w", c.Path, i, err)
+				return nil, &RowError{Path: c.Path, Row: i, Err: err}
 			}
 		}
 	}
@@ -51,7 +63,7 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 		if !c.Nullable || len(c.Fill) != c.Type.Size {
 			for i := range n {
 				if a.IsNull(i) {
-					return nil, fmt.Errorf("%s: row %d is missing, but the column has no fill value", c.Path, i)
+					return nil, &RowError{Path: c.Path, Row: i, Err: errors.New("missing, but the column has no fill value")}
 				}
 			}
 		}
@@ -75,7 +87,7 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 		for i := range n {
 			v := decodeInt(leType(c.Type), packed[i*c.ElemSize:])
 			if err := fitsPrecision(c.Type, v); err != nil {
-				return nil, fmt.Errorf("%s: row %d: %w", c.Path, i, err)
+				return nil, &RowError{Path: c.Path, Row: i, Err: err}
 			}
 		}
 	}

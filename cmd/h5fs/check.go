@@ -41,6 +41,12 @@ func runCheck(args []string, w io.Writer) error {
 		return err
 	}
 	var errs, warns int
+	var rows int64
+	for _, t := range tables {
+		rows += t.NRows
+	}
+	bar := newProgress(rows, "rows")
+	defer bar.finish()
 	count := func(fs []table.Finding) {
 		for _, x := range fs {
 			if x.Severity == table.SevError {
@@ -51,7 +57,9 @@ func runCheck(args []string, w io.Writer) error {
 		}
 	}
 	for _, t := range tables {
+		bar.step("checking " + t.Path)
 		found := t.Check(*verify)
+		bar.clear()
 		count(found)
 		status := "ok"
 		if len(found) > 0 {
@@ -59,6 +67,7 @@ func runCheck(args []string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s (%s, %d rows, %d columns): %s\n", t.Path, t.Kind, t.NRows, len(t.Columns), status)
 		printFindings(w, found)
+		bar.add(t.NRows)
 	}
 	if len(fileFindings) > 0 {
 		fmt.Fprintln(w, "not shown:")

@@ -6,43 +6,31 @@ import (
 	"io"
 	"strings"
 
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 )
 
 // lsEntry is one object as `h5fs ls` reports it (text or JSON).
 type lsEntry struct {
-	Path       string     `json:"path"`
-	Kind       string     `json:"kind"` // group, dataset, datatype, softlink, externallink, error
-	Target     string     `json:"target,omitempty"`
-	File       string     `json:"file,omitempty"`
-	Error      string     `json:"error,omitempty"`
-	Shape      []uint64   `json:"shape,omitempty"`
-	MaxShape   []any      `json:"maxshape,omitempty"`
+	Path   string `json:"path"`
+	Kind   string `json:"kind"` // group, dataset, datatype, softlink, externallink, error
+	Target string `json:"target,omitempty"`
+	File   string `json:"file,omitempty"`
+	Error  string `json:"error,omitempty"`
+	*arrowexport.Description
 	Scalar     bool       `json:"scalar,omitempty"`
 	Null       bool       `json:"null,omitempty"`
-	Type       string     `json:"type,omitempty"`
 	Class      string     `json:"class,omitempty"`
 	Size       int        `json:"element_size,omitempty"`
-	Layout     string     `json:"layout,omitempty"`
-	ChunkShape []uint64   `json:"chunks,omitempty"`
-	ChunkIndex string     `json:"chunk_index,omitempty"`
-	Filters    []lsFilter `json:"filters,omitempty"`
 	Fill       any        `json:"fill_value,omitempty"`
 	Attributes []lsAttr   `json:"attributes,omitempty"`
-	Chunks     []lsChunk  `json:"chunk_list,omitempty"`
+	ChunkList  []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
 	Sparse     *lsSparse  `json:"sparse,omitempty"`
 	children   []*lsEntry // text output nesting
 	attrErr    string     // attribute decoding error (text)
 	chunkError string     // chunk listing error
 	obj        *h5core.Object
-}
-
-type lsFilter struct {
-	ID         uint16   `json:"id"`
-	Name       string   `json:"name"`
-	ClientData []uint32 `json:"cd_values"`
-	Supported  bool     `json:"supported"` // h5fs decodes it
 }
 
 type lsAttr struct {
@@ -173,27 +161,15 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 		e.Kind, e.Error = "error", err.Error()
 		return e
 	}
-	e.Shape, e.Scalar, e.Null = ds.Shape(), ds.IsScalar(), ds.IsNull()
-	for _, m := range ds.MaxShape() {
-		if m == h5core.Unlimited {
-			e.MaxShape = append(e.MaxShape, nil)
-		} else {
-			e.MaxShape = append(e.MaxShape, m)
-		}
-	}
-	e.Type, e.Class, e.Size = ds.Type.String(), ds.Type.Class.String(), ds.Type.Size
-	e.Layout = ds.Layout()
-	for _, fl := range ds.Filters {
-		e.Filters = append(e.Filters, lsFilter{fl.ID, fl.DisplayName(), fl.ClientData, h5core.FilterDecodable(fl.ID)})
-	}
+	e.Description = arrowexport.Describe(ds)
+	e.Scalar, e.Null = ds.IsScalar(), ds.IsNull()
+	e.Class, e.Size = ds.Type.Class.String(), ds.Type.Size
 	if fill, ok := ds.FillValue(); ok {
 		if v, err := ds.File().ElementValue(ds.Type, fill); err == nil {
 			e.Fill = jsonValue(v)
 		}
 	}
 	if e.Layout == "chunked" {
-		e.ChunkShape = ds.ChunkShape()
-		e.ChunkIndex = ds.ChunkIndexKind().String()
 		if verbose {
 			chunks, err := ds.Chunks()
 			if err != nil {
@@ -201,7 +177,7 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 			}
 			st := &lsStorage{Chunks: len(chunks), LogicalBytes: ds.Size()}
 			for _, c := range chunks {
-				e.Chunks = append(e.Chunks, lsChunk{c.Offset, c.Addr, c.StoredSize, c.FilterMask})
+				e.ChunkList = append(e.ChunkList, lsChunk{c.Offset, c.Addr, c.StoredSize, c.FilterMask})
 				st.StoredBytes += int64(c.StoredSize)
 			}
 			e.Storage = st
@@ -220,10 +196,10 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		fmt.Fprintf(w, "%sError: %s\n", ind, printable(e.Error))
 	}
 	if e.Kind == "dataset" {
-		fmt.Fprintf(w, "%sType:      %s\n", ind, e.Type)
+		fmt.Fprintf(w, "%sType:      %s\n", ind, e.Dtype)
 		layout := e.Layout
-		if e.ChunkShape != nil {
-			layout += fmt.Sprintf(" %s, index %s", dims(e.ChunkShape, nil), e.ChunkIndex)
+		if e.Chunks != nil && e.Layout == "chunked" {
+			layout += fmt.Sprintf(" %s, index %s", dims(e.Chunks, nil), e.ChunkIndex)
 		}
 		fmt.Fprintf(w, "%sLayout:    %s\n", ind, layout)
 		if len(e.Filters) > 0 {
@@ -241,11 +217,11 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 			fmt.Fprintf(w, "%sFill:      %s\n", ind, compactJSON(e.Fill))
 		}
 		if e.Sparse != nil {
-			printSparse(w, ind, e.Sparse)
+			printSparse(w, ind, e)
 		}
 		if verbose && e.Storage != nil {
 			fmt.Fprintf(w, "%sStorage:   %d logical bytes, %d allocated bytes in %d chunks\n", ind, e.Storage.LogicalBytes, e.Storage.StoredBytes, e.Storage.Chunks)
-			for _, c := range e.Chunks {
+			for _, c := range e.ChunkList {
 				fmt.Fprintf(w, "%s  chunk %v addr %#x size %d mask %#x\n", ind, c.Offset, c.Addr, c.Size, c.Mask)
 			}
 			if e.chunkError != "" {

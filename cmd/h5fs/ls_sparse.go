@@ -5,76 +5,34 @@ import (
 	"io"
 	"strings"
 
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 )
 
 // lsSparse is the storage of a structured-chunk sparse dataset as `h5fs
-// ls` reports it (programming model RFC §4.2: "Sparse Chunks").
+// ls` reports it (programming model RFC §4.2: "Sparse Chunks"); its chunk
+// shape and index are the dataset's Description's.
 type lsSparse struct {
-	ChunkShape   []uint64    `json:"chunk_shape"`
-	ChunkBytes   uint64      `json:"chunk_bytes"`
-	Index        string      `json:"chunk_index"`
-	Chunks       int         `json:"stored_chunks,omitempty"`
-	NNZ          uint64      `json:"nnz,omitempty"`
-	LogicalBytes int64       `json:"logical_bytes,omitempty"`
-	StoredBytes  uint64      `json:"allocated_bytes,omitempty"`
-	Sections     []lsSection `json:"sections"`
-	Error        string      `json:"error,omitempty"`
-	verbose      bool
+	arrowexport.SparseStorage
+	Error   string `json:"error,omitempty"`
+	verbose bool
 }
 
-// lsSection is one section of the structured chunks.
-type lsSection struct {
-	Section         int               `json:"section"`
-	Content         string            `json:"content"`
-	Filters         []lsSectionFilter `json:"filters,omitempty"`
-	StoredBytes     uint64            `json:"allocated_bytes"`
-	UnfilteredBytes uint64            `json:"unfiltered_bytes"`
-}
-
-// lsSectionFilter is one filter of a section's pipeline.
-type lsSectionFilter struct {
-	ID         uint16   `json:"id"`
-	Name       string   `json:"name"`
-	Optional   bool     `json:"optional"`
-	ClientData []uint32 `json:"cd_values"`
-}
-
-// describeSparse reads a sparse dataset's chunk shape and per-section
-// filters; with verbose, also the stored chunks (their selections give
-// nnz) and per-section sizes.
+// describeSparse reads a sparse dataset's per-section filters; with
+// verbose, also the stored chunks (their selections give nnz) and
+// per-section sizes.
 func describeSparse(ds *h5core.Dataset, verbose bool) *lsSparse {
-	s := &lsSparse{ChunkShape: ds.ChunkShape(), ChunkBytes: uint64(ds.Type.Size), Index: ds.ChunkIndexKind().String(), verbose: verbose}
-	for _, c := range s.ChunkShape {
-		s.ChunkBytes *= c
-	}
-	s.Sections = []lsSection{{Section: 0, Content: "selection"}, {Section: 1, Content: "values"}}
-	for i, p := range ds.SectionFilters {
-		for _, f := range p {
-			if i < len(s.Sections) {
-				s.Sections[i].Filters = append(s.Sections[i].Filters, lsSectionFilter{f.ID, f.DisplayName(), f.Flags&1 != 0, f.ClientData})
-			}
-		}
-	}
+	s := &lsSparse{SparseStorage: arrowexport.DescribeSparse(ds, nil), verbose: verbose}
 	if !verbose {
+		s.LogicalBytes = 0
 		return s
 	}
-	s.LogicalBytes = ds.Size()
 	chunks, err := ds.SparseChunks()
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
-	s.Chunks = len(chunks)
-	for _, c := range chunks {
-		s.StoredBytes += c.StoredSize
-		for i, sec := range c.Sections {
-			if i < len(s.Sections) {
-				s.Sections[i].StoredBytes += sec.StoredSize
-				s.Sections[i].UnfilteredBytes += sec.UnfilteredSize
-			}
-		}
-	}
+	s.SparseStorage = arrowexport.DescribeSparse(ds, chunks)
 	for _, c := range chunks {
 		sc, err := ds.ReadSparseChunk(c, false)
 		if err != nil {
@@ -87,15 +45,16 @@ func describeSparse(ds *h5core.Dataset, verbose bool) *lsSparse {
 }
 
 // printSparse prints the "Sparse Chunks" block of a dataset.
-func printSparse(w io.Writer, ind string, s *lsSparse) {
-	fmt.Fprintf(w, "%sSparse Chunks: %s %d bytes, index %s\n", ind, dims(s.ChunkShape, nil), s.ChunkBytes, s.Index)
+func printSparse(w io.Writer, ind string, e *lsEntry) {
+	s := e.Sparse
+	fmt.Fprintf(w, "%sSparse Chunks: %s %d bytes, index %s\n", ind, dims(e.Description.Chunks, nil), s.ChunkBytes, e.ChunkIndex)
 	if s.verbose {
 		util := 0.0
-		if s.StoredBytes > 0 {
-			util = 100 * float64(s.LogicalBytes) / float64(s.StoredBytes)
+		if s.AllocatedBytes > 0 {
+			util = 100 * float64(s.LogicalBytes) / float64(s.AllocatedBytes)
 		}
 		fmt.Fprintf(w, "%sStorage:   %d logical bytes, %d allocated bytes, %.2f%% utilization, %d chunks, %d defined elements\n",
-			ind, s.LogicalBytes, s.StoredBytes, util, s.Chunks, s.NNZ)
+			ind, s.LogicalBytes, s.AllocatedBytes, util, s.StoredChunks, s.NNZ)
 	}
 	for _, sec := range s.Sections {
 		fmt.Fprintf(w, "%sSection %d %s\n", ind, sec.Section, sec.Content)

@@ -25,7 +25,7 @@ import (
 func runMount(args []string, w io.Writer) error {
 	fl := flags("mount")
 	var opts listFlag
-	fl.Var(&opts, "o", "mount options: ro, allow_other, uid=N, gid=N")
+	fl.Var(&opts, "o", "mount options: ro, rw, allow_other, uid=N, gid=N")
 	fg := fl.Bool("f", false, "stay in the foreground")
 	fl.BoolVar(fg, "foreground", false, "stay in the foreground")
 	logFile := fl.String("log-file", "", "where the background process logs")
@@ -89,6 +89,9 @@ func mounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fus
 		}
 		return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
 	}
+	if mo.RW {
+		return rwMounter(src, mp, mo, l)
+	}
 	d, err := fsnode.NewFileDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: mountChunkCache}})
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +101,7 @@ func mounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fus
 
 // mountedLine is what a successful mount prints: where, and how to undo it.
 func mountedLine(src, mp string) string {
-	return fmt.Sprintf("h5fs: %s mounted at %s (read-only); unmount with: %s", src, mp, unmountCommand(mp))
+	return fmt.Sprintf("h5fs: %s mounted at %s; unmount with: %s", src, mp, unmountCommand(mp))
 }
 
 // unmountCommand is the command that unmounts mp for the user running

@@ -12,6 +12,8 @@ import (
 // mountOptions are the parsed `-o` options of a mount.
 type mountOptions struct {
 	fsnode.MountOptions
+	// RW mounts read-write: tables take appends and truncation.
+	RW bool
 }
 
 // ignoredOptions are the generic mount(8) and fstab options a FUSE mount
@@ -33,6 +35,8 @@ func parseMountOptions(opts []string) (mountOptions, error) {
 		key, val, hasVal := strings.Cut(o, "=")
 		switch {
 		case o == "" || ignoredOptions[o] || strings.HasPrefix(o, "x-") || key == "comment":
+		case o == "rw":
+			mo.RW = true
 		case o == "allow_other":
 			mo.AllowOther = true
 		case (key == "uid" || key == "gid") && hasVal:
@@ -46,7 +50,7 @@ func parseMountOptions(opts []string) (mountOptions, error) {
 				mo.GID = uint32(n)
 			}
 		default:
-			return mo, fmt.Errorf("mount option %q is not supported (read-only mounts; allow_other, uid=N, gid=N)", o)
+			return mo, fmt.Errorf("mount option %q is not supported (ro, rw, allow_other, uid=N, gid=N)", o)
 		}
 	}
 	return mo, nil

@@ -16,11 +16,16 @@ def value(v):
         return v.decode("utf-8", "replace")
     if isinstance(v, np.ndarray):
         return [value(x) for x in v.reshape(-1).tolist()]
+    if isinstance(v, (tuple, list)):  # compound elements
+        return [value(x) for x in v]
     if isinstance(v, (np.integer,)):
         return int(v)
-    if isinstance(v, (np.floating,)):
-        return float(v)
-    return v
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if np.isfinite(v) else repr(v)  # JSON has no NaN
+    if isinstance(v, (int, str, bool)) or v is None:
+        return v
+    return str(v)  # references and the like
 
 
 def digest(path):

@@ -34,9 +34,17 @@ def common(f):
     f.create_dataset("fixed_empty", shape=(10,), dtype="i4", chunks=(4,), maxshape=(20,), track_times=False)
     t.create_dataset("empty", shape=(0,), dtype="i8", chunks=(4,), maxshape=(None,), track_times=False)
     ds(f, "contig", np.arange(10, dtype="i4"))
+    t.attrs["list"] = np.arange(5, dtype="i8")
     g = f.create_group("attrs")
     for i in range(20):
         g.attrs["a%02d" % i] = np.int64(i)
+    g.attrs["list"] = np.arange(5, dtype="i8")
+    g = f.create_group("links")
+    for i in range(3):
+        ds(g, "x%d" % i, np.arange(2, dtype="i2"))
+    g = f.create_group("dense_links", track_order=True)
+    for i in range(20):
+        ds(g, "d%02d" % i, np.arange(2, dtype="i2"))
 
 
 for libver in ("earliest", "latest"):

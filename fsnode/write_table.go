@@ -1,0 +1,325 @@
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/h5fs/h5fs/arrowexport"
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
+)
+
+// Table writes on a read-write mount: rows appended to a whole-table CSV
+// (<table>.csv, _table.csv) or to every column's .raw file become one
+// table.Append; truncate(2) of a .raw file to a row boundary becomes a
+// table.Truncate. Each is one h5core transaction, committed before the
+// system call returns; then the table's files show the new rows.
+
+// writer is the write side of a read-write tree.
+type writer struct {
+	rw *h5core.RW
+
+	mu   sync.Mutex            // serializes transactions and guards live
+	live map[string]*liveTable // by table path
+}
+
+// liveTable is a table of a read-write mount: its files, to be shown
+// afresh after each commit, and the .raw rows waiting for every column.
+type liveTable struct {
+	path    string
+	stem    string           // name of its whole-table files, "" until listed
+	files   map[string]*file // "up/" + whole-table file name, or "dir/" + name in its directory
+	pending map[string][]byte
+}
+
+// tableOf returns the live table at path, registering it on first use.
+func (w *writer) tableOf(path string) *liveTable {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lt := w.live[path]
+	if lt == nil {
+		lt = &liveTable{path: path, files: map[string]*file{}, pending: map[string][]byte{}}
+		w.live[path] = lt
+	}
+	return lt
+}
+
+// track records the files of table tb that a commit changes: prefix is
+// "up/" for the whole-table files beside its directory (stem names
+// them), "dir/" for those in it.
+func (t *Tree) track(tb *table.Table, prefix, stem string, es []entry) {
+	if t.w == nil {
+		return
+	}
+	lt := t.w.tableOf(tb.Path)
+	t.w.mu.Lock()
+	defer t.w.mu.Unlock()
+	if stem != "" {
+		lt.stem = stem
+	}
+	for _, e := range es {
+		if e.file != nil {
+			lt.files[prefix+e.name] = e.file
+		}
+	}
+}
+
+// csvHooks returns the hooks of a whole-table CSV: appends.
+func (t *Tree) csvHooks(path string) *writeHooks {
+	if t.w == nil {
+		return nil
+	}
+	return &writeHooks{newAppender: func() (Appender, error) { return t.newCSVAppender(path) }}
+}
+
+// rawHooks returns the hooks of column col's .raw file: appends and
+// truncation.
+func (t *Tree) rawHooks(path, col string, elemSize int) *writeHooks {
+	if t.w == nil {
+		return nil
+	}
+	return &writeHooks{
+		newAppender: func() (Appender, error) { return &rawAppender{t: t, lt: t.w.tableOf(path), col: col}, nil },
+		truncate: func(size int64) error {
+			if size%int64(elemSize) != 0 {
+				return fmt.Errorf("%w: size %d is not a row boundary (rows of %d bytes)", ErrInvalid, size, elemSize)
+			}
+			return t.commit(path, func(tb *table.Table, tx *h5core.Tx) error {
+				if size/int64(elemSize) > tb.NRows {
+					return fmt.Errorf("%w: %d rows is more than the %d the table has", ErrInvalid, size/int64(elemSize), tb.NRows)
+				}
+				return tb.Truncate(tx, size/int64(elemSize))
+			})
+		},
+	}
+}
+
+// commit runs one mutation of the table at path in a transaction of its
+// own, on the table as the writer sees it, then shows the table's files
+// afresh.
+func (t *Tree) commit(path string, mutate func(tb *table.Table, tx *h5core.Tx) error) error {
+	w := t.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	tb, err := table.Open(w.rw.File(), path, table.Lenient)
+	if err != nil {
+		return err
+	}
+	tx, err := w.rw.Begin()
+	if err != nil {
+		return err
+	}
+	if err := mutate(tb, tx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			return fmt.Errorf("%v (and rolling back: %v)", err, rerr)
+		}
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return t.refresh(w.live[path])
+}
+
+// refresh shows a committed table afresh: a new snapshot of the file,
+// the table's views remade over it (the sizing cache keyed to the file's
+// new identity), and the kernel told to drop what it cached of them.
+func (t *Tree) refresh(lt *liveTable) error {
+	if lt == nil {
+		return nil
+	}
+	f, err := t.w.rw.Snapshot(h5core.Options{ChunkCacheBytes: snapshotChunkCache})
+	if err != nil {
+		return err
+	}
+	tb, err := table.Open(f, lt.path, table.Lenient)
+	if err != nil {
+		return err
+	}
+	o, err := f.Open(lt.path)
+	if err != nil {
+		return err
+	}
+	if id, err := arrowexport.StatFileID(t.f.Name()); err == nil {
+		t.setFileID(&id)
+	}
+	fresh := map[string]*file{}
+	if lt.stem != "" {
+		for _, e := range t.wholeTableEntries(lt.stem, o, tb) {
+			fresh["up/"+e.name] = e.file
+		}
+	}
+	links, _ := o.Links() // none for a row table
+	for _, c := range tb.Columns {
+		for _, e := range t.columnEntries(o, tb, c, t.columnObject(o, links, c)) {
+			fresh["dir/"+e.name] = e.file
+		}
+	}
+	fresh["dir/"+metaName] = t.metaEntry(o, tb, nil).file
+	var changed []*file
+	for key, old := range lt.files {
+		if nf := fresh[key]; nf != nil {
+			old.rebind(nf)
+			changed = append(changed, old)
+		}
+	}
+	invalidate(changed)
+	return nil
+}
+
+// rebind makes f show what nf shows, from scratch.
+func (f *file) rebind(nf *file) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.newView, f.view, f.err, f.finalized = nf.newView, nil, nil, false
+}
+
+// csvAppender parses the lines appended to a whole-table CSV and encodes
+// their values as they arrive, so that a line the table cannot take fails
+// the write that carried it; the rows commit as one append.
+type csvAppender struct {
+	t    *Tree
+	path string
+	tb   *table.Table // the table as the mount shows it: for encoding
+	p    *arrowexport.CSVParser
+	cols [][]byte // encoded rows not committed yet, one buffer per column
+}
+
+func (t *Tree) newCSVAppender(path string) (Appender, error) {
+	tb, err := table.Open(t.f, path, table.Lenient)
+	if err != nil {
+		return nil, err
+	}
+	p, err := arrowexport.NewCSVParser(arrowexport.FromTable(tb))
+	if err != nil {
+		return nil, err
+	}
+	return &csvAppender{t: t, path: path, tb: tb, p: p, cols: make([][]byte, len(tb.Columns))}, nil
+}
+
+func (a *csvAppender) Write(b []byte) error {
+	if err := a.p.Write(b); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return a.encode()
+}
+
+// encode encodes the rows parsed so far.
+func (a *csvAppender) encode() error {
+	if a.p.Rows() == 0 {
+		return nil
+	}
+	arrs, lines := a.p.NewArrays()
+	defer func() {
+		for _, x := range arrs {
+			x.Release()
+		}
+	}()
+	for j, c := range a.tb.Columns {
+		raw, err := c.Encode(arrs[j])
+		var re *table.RowError
+		if errors.As(err, &re) {
+			return fmt.Errorf("%w: line %d, column %q: %v", ErrInvalid, lines[re.Row], c.Name, re.Err)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		a.cols[j] = append(a.cols[j], raw...)
+	}
+	return nil
+}
+
+func (a *csvAppender) Commit() error {
+	if err := a.p.Flush(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := a.encode(); err != nil {
+		return err
+	}
+	if len(a.cols) == 0 || len(a.cols[0]) == 0 {
+		return nil
+	}
+	err := a.t.commit(a.path, func(tb *table.Table, tx *h5core.Tx) error { return tb.Append(tx, a.cols) })
+	clear(a.cols)
+	return err
+}
+
+func (a *csvAppender) Abort() {
+	a.p.Release()
+	clear(a.cols)
+}
+
+// rawAppender appends packed elements to one column's pending rows; the
+// rows commit when every column of the table has the same number.
+type rawAppender struct {
+	t   *Tree
+	lt  *liveTable
+	col string
+}
+
+func (a *rawAppender) Write(b []byte) error {
+	a.t.w.mu.Lock()
+	defer a.t.w.mu.Unlock()
+	a.lt.pending[a.col] = append(a.lt.pending[a.col], b...)
+	return nil
+}
+
+// Commit appends the pending rows if every column has the same number of
+// them; otherwise they wait for the other columns' files.
+func (a *rawAppender) Commit() error {
+	err := a.t.commit(a.lt.path, func(tb *table.Table, tx *h5core.Tx) error {
+		cols := make([][]byte, len(tb.Columns))
+		rows := int64(-1)
+		for j, c := range tb.Columns {
+			b := a.lt.pending[c.Name]
+			if c.ElemSize == 0 || len(b)%c.ElemSize != 0 {
+				return errWaiting
+			}
+			if r := int64(len(b) / c.ElemSize); rows >= 0 && r != rows || r == 0 {
+				return errWaiting
+			} else {
+				rows = r
+			}
+			var err error
+			if cols[j], err = c.EncodeRaw(b); err != nil {
+				return fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
+		}
+		if err := tb.Append(tx, cols); err != nil {
+			return err
+		}
+		clear(a.lt.pending)
+		return nil
+	})
+	if errors.Is(err, errWaiting) {
+		return nil
+	}
+	return err
+}
+
+func (a *rawAppender) Abort() {}
+
+// errWaiting is a .raw commit whose columns do not line up yet.
+var errWaiting = errors.New("columns do not have the same number of pending rows")
+
+// PendingRows logs and drops the .raw rows that never lined up, at
+// unmount.
+func (t *Tree) PendingRows() {
+	if t.w == nil {
+		return
+	}
+	t.w.mu.Lock()
+	defer t.w.mu.Unlock()
+	for _, lt := range t.w.live {
+		for col, b := range lt.pending {
+			if len(b) > 0 {
+				t.opt.Log.Printf("h5fs: %s: %d bytes appended to %s.raw never lined up with the other columns: dropped", lt.path, len(b), col)
+			}
+		}
+	}
+}
+
+// snapshotChunkCache is the chunk cache of the snapshot a table's views
+// read after a commit.
+const snapshotChunkCache = 16 << 20
