@@ -47,7 +47,7 @@ type writeHandle struct {
 	app Appender
 
 	mu     sync.Mutex
-	next   int64 // offset the next write must be at: appends only
+	next   int64 // offset the next write must be at (-1: the first write's)
 	failed bool
 }
 
@@ -70,16 +70,24 @@ func (n *fileNode) openWrite(flags uint32) (fs.FileHandle, uint32, syscall.Errno
 	if flags&syscall.O_TRUNC != 0 {
 		return nil, 0, syscall.EPERM
 	}
-	v, err := n.t.finalize(n.f)
-	if err != nil {
-		return nil, 0, syscall.EIO
+	wh := &writeHandle{n: n, next: -1}
+	if flags&syscall.O_APPEND == 0 {
+		// writes must start at the end: its exact size is needed (an
+		// O_APPEND open skips that sizing pass: the kernel writes at the
+		// end it knows, and the writes must follow one another)
+		v, err := n.t.finalize(n.f)
+		if err != nil {
+			return nil, 0, syscall.EIO
+		}
+		wh.next = v.Size()
 	}
 	app, err := h.newAppender()
 	if err != nil {
 		n.t.opt.Log.Printf("h5fs: %s: open for writing: %v", n.f.path, err)
 		return nil, 0, toWriteErrno(err)
 	}
-	return &writeHandle{n: n, app: app, next: v.Size()}, fuse.FOPEN_DIRECT_IO, 0
+	wh.app = app
+	return wh, fuse.FOPEN_DIRECT_IO, 0
 }
 
 // Write implements fs.FileWriter: bytes are taken at the end of the file
@@ -89,6 +97,9 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 	defer h.mu.Unlock()
 	if h.failed {
 		return 0, syscall.EINVAL
+	}
+	if h.next < 0 {
+		h.next = off // O_APPEND: the first write is at the end
 	}
 	if off != h.next {
 		h.n.t.opt.Log.Printf("h5fs: %s: write at %d: only appends at the end (%d) are taken", h.n.f.path, off, h.next)

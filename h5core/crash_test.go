@@ -123,3 +123,65 @@ func TestCrashReplayCatchesMissingSync(t *testing.T) {
 	}
 	t.Logf("caught: %v", err)
 }
+
+// TestCrashReplayDeleteIndex replays what dropping a search index does:
+// a link deleted (symbol table, dense group) and a reference list
+// attribute shrunk, then NROWS. Every crash state recovers to the old or
+// the new file, and libhdf5 opens every state before recovery.
+func TestCrashReplayDeleteIndex(t *testing.T) {
+	for _, fixture := range []string{"earliest", "latest"} {
+		t.Run(fixture, func(t *testing.T) {
+			p := copyFixture(t, fixture)
+			snap, err := crashtest.Take(p, h5core.JournalPath(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &crashtest.Recorder{}
+			rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, _ := rw.Begin()
+			for _, step := range []func() error{
+				func() error { return tx.DeleteLink("/links", "x1") },
+				func() error { return tx.DeleteLink("/dense_links", "d03") },
+				func() error { return tx.SetAttributeShape("/t", "list", []uint64{2}, le(8, false, 4, 3)) },
+				tx.Barrier,
+				func() error { return tx.SetAttribute("/t", "NROWS", le(8, false, 4)) },
+				tx.Commit,
+			} {
+				if err := step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rw.Close()
+			cur, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			oldD, newD := old[p], cur[p]
+			ops := rec.Ops()
+			crashes, err := crashtest.Replay(snap, ops, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = crashtest.Check(crashes, ops, p, func(c crashtest.Crash, before, after crashtest.FileDigest) error {
+				if !reflect.DeepEqual(after, oldD) && !reflect.DeepEqual(after, newD) {
+					return fmt.Errorf("after recovery libhdf5 sees neither the old nor the new file (error %q)", after.Error)
+				}
+				if before.Error != "" {
+					return fmt.Errorf("before recovery libhdf5 fails: %s", before.Error)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", len(crashes))
+		})
+	}
+}

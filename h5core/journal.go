@@ -167,10 +167,26 @@ func (j *journal) remove() error {
 // its rollback journal is hot, the old bytes are written back, the file is
 // truncated to its old size and the journal is removed, and Recover says
 // so on stderr. It reports whether it rolled anything back. Every h5fs
-// command that opens a file calls it first (OpenRW does).
-func Recover(name string) (bool, error) { return RecoverFS(OSFS, name, os.Stderr) }
+// command that opens a file calls it first (OpenRW does). It takes
+// libhdf5's lock first: a journal whose file another process holds open
+// for writing belongs to a live transaction and is left alone (ErrLocked).
+func Recover(name string) (bool, error) {
+	if _, err := os.Stat(JournalPath(name)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	fh, err := OSFS.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return false, fmt.Errorf("%s: open to roll back: %w", name, err)
+	}
+	defer fh.Close()
+	if err := lockFile(name, fh); err != nil {
+		return false, err
+	}
+	return RecoverFS(OSFS, name, os.Stderr)
+}
 
-// RecoverFS is Recover through fsys, logging to log (nil: silent).
+// RecoverFS is Recover through fsys, logging to log (nil: silent),
+// without taking the lock: the caller holds it.
 func RecoverFS(fsys FS, name string, log io.Writer) (bool, error) {
 	jpath := JournalPath(name)
 	jf, err := fsys.OpenFile(jpath, os.O_RDONLY, 0)

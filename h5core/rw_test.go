@@ -387,3 +387,36 @@ func TestDeleteLink(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverLocked: Recover leaves alone the journal of a transaction
+// that is still running (its writer holds the lock); once that commits
+// there is nothing to recover. (TestRecoverAtOpen rolls back the journal
+// of a writer that died.)
+func TestRecoverLocked(t *testing.T) {
+	p := copyFixture(t, "earliest")
+	orig, _ := os.ReadFile(p)
+	rw, err := h5core.OpenRW(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := rw.Begin()
+	if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h5core.Recover(p); ok || !errors.Is(err, h5core.ErrLocked) {
+		t.Errorf("Recover during a live transaction: %v, %v; want ErrLocked", ok, err)
+	}
+	if now, _ := os.ReadFile(p); bytes.Equal(now, orig) {
+		t.Fatal("Recover rolled back a live transaction")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	if ok, err := h5core.Recover(p); ok || err != nil {
+		t.Errorf("Recover with no journal: %v, %v", ok, err)
+	}
+}

@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -425,9 +426,9 @@ func (m *mutation) planSorted(si *SearchIndex) error {
 	return nil
 }
 
-// planBitmap rebuilds a BITMAP index (§10.6) over its values. A value
-// the values dataset does not hold yet is refused: growing the values
-// (and keeping an ordered list in order) is not done yet.
+// planBitmap rebuilds a BITMAP index (§10.6). Values the values dataset
+// does not list yet are added: at the end, or, for an ordered index whose
+// values are sorted, in their place (the values dataset rewritten).
 func (m *mutation) planBitmap(si *SearchIndex) error {
 	c := si.Column
 	if si.values == nil {
@@ -454,27 +455,90 @@ func (m *mutation) planBitmap(si *SearchIndex) error {
 	if !ok {
 		return fmt.Errorf("%s values have no comparable form", c.HDF5Type)
 	}
-	width := max(int64(sh[1]), (m.n1+7)/8)
-	bits := make([]byte, nv*width)
+	// value of each row: an index into the values, old ones first, then
+	// rows standing for new values
+	size := c.Type.Size
+	vals := make([][]byte, nv)
+	for k := range vals {
+		vals[k] = vk.raw[k*size : (k+1)*size]
+	}
+	keys := append([]key(nil), vk.keys...)
+	rowVal := make([]int, m.n1)
 	for r := range int(m.n1) {
+		rowVal[r] = -1
 		if rk.missing[r] {
 			continue
 		}
-		found := false
 		for k := range int(nv) {
 			if equal(r, k) {
-				bits[int64(k)*width+int64(r>>3)] |= 1 << (r & 7)
-				found = true
+				rowVal[r] = k
+				break
 			}
 		}
-		if !found {
-			return fmt.Errorf("row %d holds a value the values dataset %s does not list", r, si.ValuesPath)
+		if rowVal[r] >= 0 {
+			continue
+		}
+		for k := int(nv); k < len(vals); k++ { // a new value seen before
+			if bytesEqual(vals[k], rk.raw[r*size:(r+1)*size]) || (rk.kind != kNone && compareKeys(rk.kind, keys[k], rk.keys[r]) == 0) {
+				rowVal[r] = k
+				break
+			}
+		}
+		if rowVal[r] < 0 {
+			rowVal[r] = len(vals)
+			vals = append(vals, rk.raw[r*size:(r+1)*size])
+			keys = append(keys, rk.keys[r])
+		}
+	}
+	grown := int64(len(vals)) > nv
+	if grown && si.values.Type.String() != c.Type.String() {
+		return fmt.Errorf("new values, but the values dataset is %s, the column %s", si.values.Type, c.Type)
+	}
+	// an ordered index keeps its values sorted: new ones go in their place
+	pos := make([]int, len(vals)) // bitmap row of each value
+	for k := range pos {
+		pos[k] = k
+	}
+	if grown && si.Ordered {
+		if rk.kind == kNone {
+			return fmt.Errorf("new values for an ordered index over values without an order")
+		}
+		for k := 1; k < int(nv); k++ {
+			if compareKeys(rk.kind, keys[k-1], keys[k]) > 0 {
+				return fmt.Errorf("new values for an ordered index whose values are not sorted: their place is unknown")
+			}
+		}
+		order := make([]int, len(vals))
+		for k := range order {
+			order[k] = k
+		}
+		sort.SliceStable(order, func(a, b int) bool { return compareKeys(rk.kind, keys[order[a]], keys[order[b]]) < 0 })
+		for p, k := range order {
+			pos[k] = p
+		}
+	}
+	k1 := int64(len(vals))
+	width := max(int64(sh[1]), (m.n1+7)/8)
+	bits := make([]byte, k1*width)
+	for r, k := range rowVal {
+		if k >= 0 {
+			bits[int64(pos[k])*width+int64(r>>3)] |= 1 << (r & 7)
 		}
 	}
 	w := indexWrite{path: si.Path, ds: si.ds, p: bits}
-	if width > int64(sh[1]) {
-		w.dims = []uint64{sh[0], uint64(width)}
+	if width > int64(sh[1]) || k1 > nv {
+		w.dims = []uint64{uint64(k1), uint64(width)}
+	}
+	if grown {
+		out := make([]byte, k1*int64(size))
+		for k, v := range vals {
+			copy(out[pos[k]*size:], v)
+		}
+		m.writes = append(m.writes, indexWrite{path: si.ValuesPath, ds: si.values, dims: []uint64{uint64(k1)}, p: out})
 	}
 	m.writes = append(m.writes, w)
 	return nil
 }
+
+// bytesEqual compares two stored elements.
+func bytesEqual(a, b []byte) bool { return string(a) == string(b) }

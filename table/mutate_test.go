@@ -44,7 +44,7 @@ func writeRows(t *testing.T, tb *Table, seq, k int) [][]byte {
 		if i%5 == 2 {
 			kk.AppendNull()
 		} else {
-			kk.Append(uint8(i % 3))
+			kk.Append(uint8(i % 7)) // 4, 5 and 6 are new to the BITMAP index
 		}
 		if i%5 == 3 {
 			tag.AppendNull()
