@@ -274,6 +274,9 @@ func (m *member) openTree() (*Tree, *reopener, fileState, error) {
 	if err != nil {
 		return nil, nil, st, err
 	}
+	if err := h5core.RecoverForRead(m.name); err != nil {
+		return nil, nil, st, err
+	}
 	r := &reopener{pool: m.d.fds, name: m.name}
 	f, err := h5core.NewFile(r, st.size, m.name, m.d.opt.File)
 	if err != nil {

@@ -48,7 +48,12 @@ type Options struct {
 func Open(name string) (*File, error) { return OpenWith(name, Options{}) }
 
 // OpenWith opens the named HDF5 file for reading with the given options.
+// A hot rollback journal beside the file is rolled back first
+// (RecoverForRead).
 func OpenWith(name string, opt Options) (*File, error) {
+	if err := RecoverForRead(name); err != nil {
+		return nil, err
+	}
 	fh, err := os.Open(name)
 	if err != nil {
 		return nil, err

@@ -185,6 +185,17 @@ func Recover(name string) (bool, error) {
 	return RecoverFS(OSFS, name, os.Stderr)
 }
 
+// RecoverForRead is Recover for a reader about to open the named file:
+// the journal of a live transaction (ErrLocked) is the writer's to
+// finish, and the reader goes on; any other failure to roll back is an
+// error, since the file may hold a half-written transaction.
+func RecoverForRead(name string) error {
+	if _, err := Recover(name); err != nil && !errors.Is(err, ErrLocked) {
+		return err
+	}
+	return nil
+}
+
 // RecoverFS is Recover through fsys, logging to log (nil: silent),
 // without taking the lock: the caller holds it.
 func RecoverFS(fsys FS, name string, log io.Writer) (bool, error) {

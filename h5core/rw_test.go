@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -262,36 +263,50 @@ func TestLocking(t *testing.T) {
 }
 
 // TestRecoverAtOpen leaves a hot journal behind (a crash after a
-// barrier) and checks that OpenRW rolls it back.
+// barrier) and checks that opening the file, for writing (OpenRW) or for
+// reading (Open, as every h5fs command and the mount do), rolls it back.
 func TestRecoverAtOpen(t *testing.T) {
-	p := copyFixture(t, "earliest")
-	orig, _ := os.ReadFile(p)
-	rec := &crashtest.Recorder{}
-	rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, _ := rw.Begin()
-	if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Barrier(); err != nil {
-		t.Fatal(err)
-	}
-	// crash: the process dies with the journal hot (no Close)
-	if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
-		t.Fatal("no journal after the barrier")
-	}
-	if now, _ := os.ReadFile(p); bytes.Equal(now, orig) {
-		t.Fatal("the barrier changed nothing")
-	}
-	rw2, err := h5core.OpenRW(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rw2.Close()
-	if now, _ := os.ReadFile(p); !bytes.Equal(now, orig) {
-		t.Error("OpenRW did not roll the hot journal back")
+	for _, tc := range []struct {
+		name string
+		open func(string) (io.Closer, error)
+	}{
+		{"OpenRW", func(p string) (io.Closer, error) { return h5core.OpenRW(p) }},
+		{"Open", func(p string) (io.Closer, error) { return h5core.Open(p) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := copyFixture(t, "earliest")
+			orig, _ := os.ReadFile(p)
+			rec := &crashtest.Recorder{}
+			rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, _ := rw.Begin()
+			if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Barrier(); err != nil {
+				t.Fatal(err)
+			}
+			// crash: the process dies with the journal hot (no Close)
+			if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
+				t.Fatal("no journal after the barrier")
+			}
+			if now, _ := os.ReadFile(p); bytes.Equal(now, orig) {
+				t.Fatal("the barrier changed nothing")
+			}
+			f, err := tc.open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if now, _ := os.ReadFile(p); !bytes.Equal(now, orig) {
+				t.Errorf("%s did not roll the hot journal back", tc.name)
+			}
+			if _, err := os.Stat(h5core.JournalPath(p)); err == nil {
+				t.Errorf("%s left the journal", tc.name)
+			}
+		})
 	}
 }
 
