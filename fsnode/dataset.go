@@ -11,7 +11,8 @@ import (
 // (packed little-endian elements), name.npy and name.csv. A dataset whose
 // elements have no packed form (variable-length data) has no .raw and
 // .npy, and a .csv only if they are strings; one that cannot be read
-// shows name.raw failing with EIO.
+// shows name.raw failing with EIO. A 2-D numeric dataset is also a
+// picture, name.png.
 func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 	ds, err := o.Dataset()
 	if err != nil {
@@ -34,6 +35,9 @@ func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 		es = append(es, t.viewEntry(name+".csv", o, func() (View, error) { return arrowexport.NewCSVView(tb, opt) }))
 	case !errors.Is(err, arrowexport.ErrUnsupported):
 		es = append(es, entry{name: name + ".csv", file: errorFile(where+".csv", err)})
+	}
+	if _, err := arrowexport.NewPNGView(ds); err == nil {
+		es = append(es, t.viewEntry(name+".png", o.Path, func() (View, error) { return arrowexport.NewPNGView(ds) }))
 	}
 	return es // a dataset with no file form is described in .meta.json
 }
