@@ -37,7 +37,7 @@ func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 		es = append(es, entry{name: name + ".csv", file: errorFile(where+".csv", err)})
 	}
 	if _, err := arrowexport.NewPNGView(ds); err == nil {
-		es = append(es, t.viewEntry(name+".png", o.Path, func() (View, error) { return arrowexport.NewPNGView(ds) }))
+		es = append(es, t.viewEntry(name+".png", o, func() (View, error) { return arrowexport.NewPNGView(ds) }))
 	}
 	return es // a dataset with no file form is described in .meta.json
 }
