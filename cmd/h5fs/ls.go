@@ -27,11 +27,18 @@ type lsEntry struct {
 	ChunkList  []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
 	Sparse     *lsSparse  `json:"sparse,omitempty"`
-	children   []*lsEntry // text output nesting
-	attrErr    string     // attribute decoding error (text)
-	chunkError string     // chunk listing error
-	obj        *h5core.Object
+	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
+	// dimension scale whose values were never written (all fill).
+	NetCDFDimension bool       `json:"netcdf_dimension,omitempty"`
+	children        []*lsEntry // text output nesting
+	attrErr         string     // attribute decoding error (text)
+	chunkError      string     // chunk listing error
+	obj             *h5core.Object
 }
+
+// netCDFDimensionName starts the NAME attribute netCDF-4 gives the dimension
+// scale of a dimension that has no coordinate variable.
+const netCDFDimensionName = "This is a netCDF dimension but not a netCDF variable."
 
 type lsAttr struct {
 	Name  string   `json:"name"`
@@ -152,6 +159,9 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 			la.Value = jsonValue(v)
 		}
 		e.Attributes = append(e.Attributes, la)
+		if name, ok := la.Value.(string); ok && la.Name == "NAME" && strings.HasPrefix(name, netCDFDimensionName) {
+			e.NetCDFDimension = true
+		}
 	}
 	if o.Kind() != h5core.KindDataset {
 		return e
@@ -202,6 +212,9 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 			layout += fmt.Sprintf(" %s, index %s", dims(e.Chunks, nil), e.ChunkIndex)
 		}
 		fmt.Fprintf(w, "%sLayout:    %s\n", ind, layout)
+		if e.NetCDFDimension {
+			fmt.Fprintf(w, "%snetCDF:    a dimension without a variable (its values were never written)\n", ind)
+		}
 		if len(e.Filters) > 0 {
 			var fs []string
 			for _, f := range e.Filters {
