@@ -53,7 +53,7 @@ func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error)
 
 // groupDir is the directory of an ordinary group below ancestors up.
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
-	d := &dir{attrs: g.Path}
+	d := &dir{attrs: g}
 	me := up.within(g, false)
 	d.list = func() ([]entry, error) {
 		links, err := g.Links()
@@ -77,6 +77,11 @@ func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
 // as a symbolic link when the tree's ExternalLink option places its target
 // in the mount.
 func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
+	return named(t.showLink(g, l, me), l.Name)
+}
+
+// showLink returns linkEntries' entries, named after the link.
+func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
 	switch l.Type {
@@ -105,7 +110,7 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 	if !me.inTable {
 		tb, bad, _ := t.probe(o)
 		if tb != nil {
-			whole := t.wholeTableEntries(name, tb)
+			whole := t.wholeTableEntries(name, o, tb)
 			t.track(tb, "up/", name, whole)
 			return append(whole, entry{name: name, dir: t.tableDir(o, tb, me)})
 		}
@@ -138,7 +143,7 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 // failedDir is the directory of bad table group o below ancestors up: its
 // datasets' column files fail with err, its other links show as usual.
 func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
-	d := &dir{attrs: o.Path}
+	d := &dir{attrs: o}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, nil, err)}
@@ -154,9 +159,11 @@ func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 			}
 			n := EscapeName(l.Name)
 			where := t.f.Name() + ":" + c.Path + " "
+			var cs []entry
 			for _, ext := range []string{".csv", ".arrow", ".raw"} {
-				es = append(es, entry{name: n + ext, file: errorFile(where+n+ext, err)})
+				cs = append(cs, entry{name: n + ext, file: errorFile(where+n+ext, err)})
 			}
+			es = append(es, named(cs, l.Name)...)
 		}
 		return es, nil
 	}

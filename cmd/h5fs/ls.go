@@ -200,10 +200,10 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 }
 
 func printEntry(w io.Writer, e *lsEntry, verbose bool) {
-	fmt.Fprintf(w, "%-30s %s\n", e.Path, headline(e))
+	fmt.Fprintf(w, "%-30s %s\n", printName(e.Path), headline(e))
 	ind := "    "
 	if e.Error != "" {
-		fmt.Fprintf(w, "%sError: %s\n", ind, e.Error)
+		fmt.Fprintf(w, "%sError: %s\n", ind, printable(e.Error))
 	}
 	if e.Kind == "dataset" {
 		fmt.Fprintf(w, "%sType:      %s\n", ind, e.Dtype)
@@ -238,7 +238,7 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 				fmt.Fprintf(w, "%s  chunk %v addr %#x size %d mask %#x\n", ind, c.Offset, c.Addr, c.Size, c.Mask)
 			}
 			if e.chunkError != "" {
-				fmt.Fprintf(w, "%s  Error: %s\n", ind, e.chunkError)
+				fmt.Fprintf(w, "%s  Error: %s\n", ind, printable(e.chunkError))
 			}
 		}
 	}
@@ -247,10 +247,10 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		if a.Error != "" {
 			val = "error: " + a.Error
 		}
-		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, a.Name, dims(a.Shape, nil), a.Type, val)
+		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, printName(a.Name), dims(a.Shape, nil), a.Type, printable(val))
 	}
 	if e.attrErr != "" {
-		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, e.attrErr)
+		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, printable(e.attrErr))
 	}
 	for _, c := range e.children {
 		printEntry(w, c, verbose)
@@ -270,9 +270,9 @@ func headline(e *lsEntry) string {
 		}
 		return "Dataset " + dims(e.Shape, e.MaxShape)
 	case "softlink":
-		return "Soft Link {" + e.Target + "}"
+		return "Soft Link {" + printName(e.Target) + "}"
 	case "externallink":
-		return "External Link {" + e.File + "/" + e.Target + "}"
+		return "External Link {" + printName(e.File) + "/" + printName(e.Target) + "}"
 	case "datatype":
 		return "Type"
 	}
