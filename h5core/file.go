@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -25,6 +26,8 @@ type File struct {
 	maxChunk int64 // Options.MaxChunkBytes
 
 	closer io.Closer
+	opt    Options        // as opened, for the files of external links
+	ext    *externalFiles // files external links led to
 
 	mu      sync.Mutex
 	gheaps  map[uint64]*globalHeap // global heap collections by address
@@ -93,6 +96,11 @@ func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error)
 		budget = 64 << 20
 	}
 	f.cache = newChunkCache(budget)
+	f.opt = opt
+	f.ext = &externalFiles{owner: f, files: map[string]*File{}}
+	if abs, err := filepath.Abs(name); err == nil {
+		f.ext.files[abs] = f
+	}
 	f.maxChunk = opt.MaxChunkBytes
 	if f.maxChunk <= 0 {
 		f.maxChunk = DefaultMaxChunkBytes
@@ -100,8 +108,10 @@ func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error)
 	return f, nil
 }
 
-// Close closes the underlying file if Open opened it.
+// Close closes the underlying file if Open opened it, and the files its
+// external links opened.
 func (f *File) Close() error {
+	f.closeExternal()
 	if f.closer != nil {
 		return f.closer.Close()
 	}

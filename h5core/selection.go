@@ -126,6 +126,14 @@ func decodeSelection(b []byte, at uint64, chunk []uint64) (*Selection, error) {
 	if ext.err != nil {
 		return nil, ext.err
 	}
+	return decodeSelectionBody(d, at, chunk)
+}
+
+// decodeSelectionBody decodes a serialized selection (libhdf5's
+// H5S_SELECT_SERIALIZE: kind, version, then the kind's fields) over an
+// extent of the given shape.
+func decodeSelectionBody(d *decoder, at uint64, shape []uint64) (*Selection, error) {
+	chunk := shape
 	s := &Selection{Kind: SelectionKind(d.u32()), Version: int(d.u32()), shape: chunk}
 	if d.err != nil {
 		return nil, d.err
