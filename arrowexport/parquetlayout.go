@@ -120,7 +120,7 @@ type footerInfo struct {
 	chunk []int   // the column chunk of each unit, in file order
 	bytes []int64 // the length of each column chunk (without padding)
 	// dense is set when the footer's statistics count no nulls in the
-	// column chunk. They come from the data pass or from verified
+	// column chunk. They come from the data pass or from sound
 	// ChunkStats, so this is known without reading any data.
 	dense []bool
 }

@@ -37,7 +37,7 @@ type BufferedSource interface {
 	ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, error)
 }
 
-// ChunkStats is what a verified per-chunk index (HEP001 CHUNK_MINMAX) tells
+// ChunkStats is what a sound per-chunk index (HEP001 CHUNK_MINMAX) tells
 // about one chunk of a column without reading it.
 type ChunkStats struct {
 	// Nulls is the number of missing rows of the chunk (fill_count).
@@ -50,7 +50,7 @@ type ChunkStats struct {
 }
 
 // ChunkStatsSource is implemented by columns that know ChunkStats of their
-// chunks; ok is false when chunk i has no verified entry.
+// chunks; ok is false when chunk i has no entry in a sound index.
 type ChunkStatsSource interface {
 	ChunkStats(i int64) (s ChunkStats, ok bool)
 }

@@ -20,10 +20,10 @@ func FromTable(t *table.Table) *Table {
 
 // TableColumn returns a column of package table as a ColumnSource and a
 // BufferedSource; it is also a RawSource when the column is fixed width,
-// and a ChunkStatsSource
-// backed by the column's CHUNK_MINMAX index once table has verified it.
-// Renderers ask for ChunkStats only in Finalize, since verifying an index
-// reads its column.
+// and a ChunkStatsSource backed by the column's CHUNK_MINMAX index when
+// that index is structurally sound (table's SoundMinMax: the index is
+// trusted without recomputing it from the column, which h5fs check
+// --verify-indexes does).
 func TableColumn(c *table.Column) ColumnSource {
 	tc := tableColumn{c: c, mm: &minMaxIndex{}}
 	if c.ElemSize > 0 {
@@ -37,16 +37,16 @@ type tableColumn struct {
 	mm *minMaxIndex
 }
 
-// minMaxIndex holds a column's verified CHUNK_MINMAX entries, loaded once.
+// minMaxIndex holds a column's sound CHUNK_MINMAX entries, loaded once.
 type minMaxIndex struct {
 	once    sync.Once
 	entries []table.MinMaxEntry
 }
 
-// ChunkStats returns chunk i's entry of the verified CHUNK_MINMAX index.
+// ChunkStats returns chunk i's entry of the sound CHUNK_MINMAX index.
 func (t tableColumn) ChunkStats(i int64) (ChunkStats, bool) {
 	t.mm.once.Do(func() {
-		if e, ok := t.c.VerifiedMinMax(); ok {
+		if e, ok := t.c.SoundMinMax(); ok {
 			t.mm.entries = e
 		}
 	})

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # FUSE benchmarks: files read through an h5fs mount against h5py/pandas
-# reading the same data, measured in the same run (best of RUNS each).
+# reading the same data, measured in the same run (median of RUNS each; the load average
+# before and after is printed, since the machine may be shared).
 #
 #   P1  cat x.raw > /dev/null, 1e8 float64, gzip 4 + shuffle  vs h5py ds[...]
 #   P2  the same, contiguous uncompressed                       vs h5py ds[...]
@@ -60,7 +61,7 @@ since() { echo "$(now) - $1" | bc -l; }
 mount_it() { # mounts $1 at $MP; sets ready to the seconds until it answered
 	local s
 	s=$(now)
-	"$BIN" mount "$1" "$MP" >/dev/null 2>"$BENCH_DIR/mount.log" &
+	"$BIN" mount -f "$1" "$MP" >/dev/null 2>"$BENCH_DIR/mount.log" &
 	pid=$!
 	until mountpoint -q "$MP"; do
 		kill -0 "$pid" 2>/dev/null || { cat "$BENCH_DIR/mount.log"; exit 1; }
@@ -71,56 +72,49 @@ mount_it() { # mounts $1 at $MP; sets ready to the seconds until it answered
 }
 unmount_it() { umount "$MP"; wait "$pid"; pid=""; }
 
-fuse_time() { # best time of RUNS fresh mounts of $1 running: $2 (path under the mount)
-	local b="" t s
+median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; } # of one number a line
+
+fuse_time() { # median time of RUNS fresh mounts of $1 running: $2 (path under the mount)
+	local s
 	for _ in $(seq "$RUNS"); do
 		[ "${COLD:-}" = 1 ] && rm -rf "$XDG_CACHE_HOME"
 		mount_it "$1"
 		s=$(now)
 		sh -c "$2" >/dev/null
-		t=$(since "$s")
+		since "$s"
 		unmount_it
-		if [ -z "$b" ] || (($(echo "$t < $b" | bc -l))); then b=$t; fi
-	done
-	echo "$b"
+	done | median
 }
 
-py_time() { # best in-process time of RUNS runs of python statement $2 on file $1
+py_time() { # median in-process time of RUNS runs of python statement $2 on file $1
 	$PY - "$1" "$RUNS" "$2" <<'PYEOF'
-import sys, time, h5py, numpy as np, pandas as pd
+import sys, time, statistics, h5py, numpy as np, pandas as pd
 f = h5py.File(sys.argv[1], "r")
 ds = f["t/x"]
-best = None
+ts = []
 for _ in range(int(sys.argv[2])):
     s = time.perf_counter()
     exec(sys.argv[3])
-    t = time.perf_counter() - s
-    best = t if best is None or t < best else best
-print(best)
+    ts.append(time.perf_counter() - s)
+print(statistics.median_high(ts))
 PYEOF
 }
 
 elapsed() { awk '/^elapsed / {print $2}'; } # duckq -time's last line
 
-duck_time() { # best time of RUNS runs of DuckDB query $1 on local files
-	local b="" t
+duck_time() { # median time of RUNS runs of DuckDB query $1 on local files
 	for _ in $(seq "$RUNS"); do
-		t=$($DUCKQ -time "$1" | elapsed)
-		if [ -z "$b" ] || (($(echo "$t < $b" | bc -l))); then b=$t; fi
-	done
-	echo "$b"
+		$DUCKQ -time "$1" | elapsed
+	done | median
 }
 
-duckfuse_time() { # best time of RUNS fresh mounts of $1 running DuckDB query $2
-	local b="" t
+duckfuse_time() { # median time of RUNS fresh mounts of $1 running DuckDB query $2
 	for _ in $(seq "$RUNS"); do
 		[ "${COLD:-}" = 1 ] && rm -rf "$XDG_CACHE_HOME"
 		mount_it "$1"
-		t=$($DUCKQ -time "$2" | elapsed)
+		$DUCKQ -time "$2" | elapsed
 		unmount_it
-		if [ -z "$b" ] || (($(echo "$t < $b" | bc -l))); then b=$t; fi
-	done
-	echo "$b"
+	done | median
 }
 
 duckfuse_rchar() { # bytes h5fs reads (rchar) while DuckDB runs query $2 on a fresh mount of $1
@@ -141,6 +135,7 @@ want() { [[ " $CASES " == *" $1 "* ]]; }
 for f in p1 p2 p3 p4 p5; do
 	if want "$f"; then cat "$BENCH_DIR/$f.h5" >/dev/null; fi
 done
+echo "load before: $(cut -d" " -f1-3 /proc/loadavg); RUNS=$RUNS, medians"
 printf "%-44s %9s %9s %9s %7s\n" case ref_s h5fs_s h5fs_MB/s ref/h5fs
 for p in p1 p2; do
 	want "$p" || continue
@@ -200,23 +195,21 @@ if want p4; then
 fi
 
 if want p5; then
-	best() { # the lesser of $1 (may be empty) and $2
-		if [ -z "$1" ] || (($(echo "$2 < $1" | bc -l))); then echo "$2"; else echo "$1"; fi
-	}
-	best_ready="" best_cold="" best_warm=""
+	readys="" colds="" warms=""
 	for _ in $(seq "$RUNS"); do
 		mount_it "$BENCH_DIR/p5.h5"
-		best_ready=$(best "$best_ready" "$ready")
+		readys="$readys $ready"
 		s=$(now)
 		ls -lR "$MP" >/dev/null
-		best_cold=$(best "$best_cold" "$(since "$s")")
+		colds="$colds $(since "$s")"
 		s=$(now)
 		ls -lR "$MP" >/dev/null
-		best_warm=$(best "$best_warm" "$(since "$s")")
+		warms="$warms $(since "$s")"
 		n=$(find "$MP" -type f | wc -l)
 		unmount_it
 	done
-	printf "P5 1000 tables x 20 columns (%d files): mount ready %.3f s; ls -lR first %.3f s, warm %.3f s\n" "$n" "$best_ready" "$best_cold" "$best_warm"
+	med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+	printf "P5 1000 tables x 20 columns (%d files): mount ready %.3f s; ls -lR first %.3f s, warm %.3f s\n" "$n" "$(med "$readys")" "$(med "$colds")" "$(med "$warms")"
 fi
 
 if want p7; then
@@ -243,3 +236,4 @@ if want p7; then
 	rm -rf "$XDG_CACHE_HOME"
 	rss "$BENCH_DIR/p4.h5" t/x.csv "P7 cat x.csv of p4.h5 ($N4 rows), cold"
 fi
+echo "load after: $(cut -d" " -f1-3 /proc/loadavg)"

@@ -3,7 +3,7 @@
 #
 # Reads the same 1e8-element float64 dataset, (i) chunked 1e6 with
 # gzip level 4 + shuffle and (ii) contiguous uncompressed, with
-# `h5fs dump --raw > /dev/null` and with h5py `ds[...]`, best of N runs
+# `h5fs dump --raw > /dev/null` and with h5py `ds[...]`, median of RUNS runs
 # each, and prints the speed ratio h5py_time / h5fs_time (> 1: h5fs is
 # faster). Files are made once in $BENCH_DIR (default /tmp/h5fs-bench).
 set -euo pipefail
@@ -36,21 +36,19 @@ PYEOF
 
 go build -o /tmp/h5fs-bench-bin ./cmd/h5fs
 
-best() { # best wall time in seconds of RUNS runs of "$@"
-	local b=""
+best() { # median wall time in seconds of RUNS runs of "$@"
 	for _ in $(seq "$RUNS"); do
-		local s e t
+		local s e
 		s=$(date +%s.%N)
 		"$@" >/dev/null
 		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$b" ] || (($(echo "$t < $b" | bc -l))); then b=$t; fi
-	done
-	echo "$b"
+		echo "$e - $s" | bc -l
+	done | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
 }
 
 h5py_read() { $PY -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); a=f['x'][...]; assert a.size==$N" "$1"; }
 
+echo "load before: $(cut -d" " -f1-3 /proc/loadavg); RUNS=$RUNS, medians"
 printf "%-22s %10s %10s %8s\n" dataset h5py_s h5fs_s ratio
 for name in bench_gzip_shuffle bench_plain; do
 	f="$BENCH_DIR/$name.h5"

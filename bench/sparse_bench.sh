@@ -9,7 +9,7 @@
 # unit (what coo.csv/.arrow/.parquet render from), CSR = the three npy
 # views. The same matrix is stored anndata-style (group X with data,
 # indices, indptr, encoding-type csr_matrix) with h5py and read with
-# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), best of $RUNS.
+# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), median of $RUNS (Go: mean of $RUNS).
 # Prints defined elements/s of each and the ratio h5fs / (h5py+scipy)
 # (> 1: h5fs is faster).
 set -euo pipefail
@@ -45,11 +45,12 @@ def load():
     with h5py.File(p, "r") as f:
         g = f["X"]
         return scipy.sparse.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
-best_csr = best_coo = float("inf")
+ts_csr, ts_coo = [], []
 for _ in range(runs):
-    t = time.perf_counter(); m = load(); best_csr = min(best_csr, time.perf_counter() - t)
-    t = time.perf_counter(); c = load().tocoo(); best_coo = min(best_coo, time.perf_counter() - t)
-print(c.nnz / best_coo, m.nnz / best_csr)
+    t = time.perf_counter(); m = load(); ts_csr.append(time.perf_counter() - t)
+    t = time.perf_counter(); c = load().tocoo(); ts_coo.append(time.perf_counter() - t)
+import statistics
+print(c.nnz / statistics.median_high(ts_coo), m.nnz / statistics.median_high(ts_csr))
 PYEOF
 )
 printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)"

@@ -23,21 +23,21 @@ func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 	switch {
 	case err == nil:
 		es = append(es,
-			t.viewEntry(name+".raw", o.Path, func() (View, error) { return arrowexport.NewRawView(a) }),
-			t.viewEntry(name+".npy", o.Path, func() (View, error) { return arrowexport.NewNpyView(a) }))
+			t.viewEntry(name+".raw", o, func() (View, error) { return arrowexport.NewRawView(a) }),
+			t.viewEntry(name+".npy", o, func() (View, error) { return arrowexport.NewNpyView(a) }))
 	case !errors.Is(err, arrowexport.ErrUnsupported):
 		return []entry{{name: name + ".raw", file: errorFile(where+".raw", err)}}
 	}
 	tb, err := arrowexport.DatasetTable(ds)
 	switch {
 	case err == nil:
-		opt := t.viewOptions(o.Path)
-		es = append(es, t.viewEntry(name+".csv", o.Path, func() (View, error) { return arrowexport.NewCSVView(tb, opt) }))
+		opt := t.viewOptions(objectKey(o))
+		es = append(es, t.viewEntry(name+".csv", o, func() (View, error) { return arrowexport.NewCSVView(tb, opt) }))
 	case !errors.Is(err, arrowexport.ErrUnsupported):
 		es = append(es, entry{name: name + ".csv", file: errorFile(where+".csv", err)})
 	}
 	if _, err := arrowexport.NewPNGView(ds); err == nil {
-		es = append(es, t.viewEntry(name+".png", o.Path, func() (View, error) { return arrowexport.NewPNGView(ds) }))
+		es = append(es, t.viewEntry(name+".png", o, func() (View, error) { return arrowexport.NewPNGView(ds) }))
 	}
 	return es // a dataset with no file form is described in .meta.json
 }

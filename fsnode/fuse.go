@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"syscall"
 	"time"
 
@@ -140,7 +139,11 @@ func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 
 // Open implements fs.NodeOpener: it runs the view's sizing pass, so that
 // from here on stat reports the exact size, and lets the kernel keep the
-// immutable content cached.
+// immutable content cached. Raw and .npy views, which are read in big
+// sequential passes, are opened for direct I/O instead: each read() of the
+// reader reaches h5fs whole (up to 1 MiB) and is copied once, rather than
+// split into readahead requests and copied through the page cache (mmap
+// still works: the mount negotiates CAP_DIRECT_IO_ALLOW_MMAP).
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
 		if n.t.w == nil {
@@ -151,10 +154,21 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if n.t.stale() {
 		return nil, 0, syscall.ESTALE
 	}
-	if _, err := n.t.finalize(n.f); err != nil {
-		return nil, 0, syscall.EIO
+	v, err := n.t.finalize(n.f)
+	if err != nil {
+		return nil, 0, viewErrno(err)
+	}
+	if streamed(v) {
+		return nil, fuse.FOPEN_DIRECT_IO, 0
 	}
 	return nil, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// streamed reports a view served with direct I/O: the array views (raw
+// and .npy), whose bytes are the stored elements.
+func streamed(v View) bool {
+	e, ok := v.(interface{ Ext() string })
+	return ok && (e.Ext() == "raw" || e.Ext() == "npy")
 }
 
 // Read implements fs.NodeReader.
@@ -212,6 +226,7 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 		out.Mode |= 0o200
 	}
 	out.Nlink = 1
+	out.Blksize = maxRequest // cat, cp and stdio read in blocks of st_blksize
 	if e.dir != nil {
 		out.Mode |= 0o111
 		out.Nlink = 2
@@ -237,54 +252,13 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	return longTimeout
 }
 
-// getxattr serves user.<attribute> of the object at HDF5 path o. Other
-// namespaces (security., system.) are not supported: saying so, rather
-// than "no such attribute", lets ls -l stop asking for SELinux labels and
-// ACLs after the first file, instead of a round trip each per file.
-func (t *Tree) getxattr(o string, attr string, dest []byte) (uint32, syscall.Errno) {
-	name, ok := strings.CutPrefix(attr, xattrPrefix)
-	if !ok {
-		return 0, syscall.EOPNOTSUPP
+// viewErrno maps the error of a view to an errno: EFBIG for a view too
+// big to size, EIO for anything else.
+func viewErrno(err error) syscall.Errno {
+	if errors.Is(err, syscall.EFBIG) {
+		return syscall.EFBIG
 	}
-	if o == "" {
-		return 0, syscall.ENODATA
-	}
-	m, err := t.attributeTexts(o)
-	if err != nil {
-		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
-		return 0, syscall.EIO
-	}
-	v, ok := m[name]
-	if !ok {
-		return 0, syscall.ENODATA
-	}
-	return copyXattr(dest, []byte(v))
-}
-
-// listxattr lists the extended attributes of the object at HDF5 path o.
-func (t *Tree) listxattr(o string, dest []byte) (uint32, syscall.Errno) {
-	if o == "" {
-		return 0, 0
-	}
-	m, err := t.attributeTexts(o)
-	if err != nil {
-		t.opt.Log.Printf("h5fs: %s:%s: attributes: %v", t.f.Name(), o, err)
-		return 0, syscall.EIO
-	}
-	b := xattrNames(m)
-	return copyXattr(dest, b)
-}
-
-// copyXattr copies an extended attribute value out, or reports its size
-// when dest is empty (a size query) or too small.
-func copyXattr(dest, v []byte) (uint32, syscall.Errno) {
-	if len(dest) == 0 {
-		return uint32(len(v)), 0
-	}
-	if len(dest) < len(v) {
-		return uint32(len(v)), syscall.ERANGE
-	}
-	return uint32(copy(dest, v)), 0
+	return syscall.EIO
 }
 
 // toErrno maps a lookup error to an errno: ENOENT for a missing name, EIO

@@ -15,6 +15,7 @@ const metaName = ".meta.json"
 // the root), which symbolic links climb. inTable is set from a table
 // down: objects inside a table are not looked at as tables themselves.
 type ancestry struct {
+	file    *h5core.File // the file holding the group (external links lead to others)
 	addr    uint64
 	depth   int
 	inTable bool
@@ -23,7 +24,7 @@ type ancestry struct {
 
 // within returns the ancestry below object o, which is a table if isTable.
 func (a *ancestry) within(o *h5core.Object, isTable bool) *ancestry {
-	me := &ancestry{addr: o.Addr, inTable: isTable, up: a}
+	me := &ancestry{file: o.File(), addr: o.Addr, inTable: isTable, up: a}
 	if a != nil {
 		me.depth = a.depth + 1
 		me.inTable = isTable || a.inTable
@@ -31,10 +32,10 @@ func (a *ancestry) within(o *h5core.Object, isTable bool) *ancestry {
 	return me
 }
 
-// find returns the depth of the ancestor stored at object header addr.
-func (a *ancestry) find(addr uint64) (int, bool) {
+// find returns the depth of the ancestor that is object o.
+func (a *ancestry) find(o *h5core.Object) (int, bool) {
 	for ; a != nil; a = a.up {
-		if a.addr == addr {
+		if a.file == o.File() && a.addr == o.Addr {
 			return a.depth, true
 		}
 	}
@@ -52,7 +53,7 @@ func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error)
 
 // groupDir is the directory of an ordinary group below ancestors up.
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
-	d := &dir{attrs: g.Path}
+	d := &dir{attrs: g}
 	me := up.within(g, false)
 	d.list = func() ([]entry, error) {
 		links, err := g.Links()
@@ -71,15 +72,26 @@ func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
 // linkEntries returns what one link of group g (with ancestry me) shows:
 // a directory for a group, files for a dataset, nothing for a committed
 // datatype, and a symbolic link for a soft link to a group or a hard link
-// to a group above (so that cycles are never walked).
+// to a group above (so that cycles are never walked). An external link
+// shows as what it points to in the other file (read through h5core), or
+// as a symbolic link when the tree's ExternalLink option places its target
+// in the mount.
 func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
+	return named(t.showLink(g, l, me), l.Name)
+}
+
+// showLink returns linkEntries' entries, named after the link.
+func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	name := EscapeName(l.Name)
 	where := t.f.Name() + ":" + g.Child(l.Name)
-	if l.Type != h5core.LinkHard && l.Type != h5core.LinkSoft {
+	switch l.Type {
+	case h5core.LinkHard, h5core.LinkSoft:
+	case h5core.LinkExternal:
 		if target, ok := t.externalTarget(me.depth, l); ok {
 			return []entry{{name: name, target: target}}
 		}
-		// Not a symbolic link: its target lies outside the mount.
+		// its target lies outside the mount: shown as what it points to
+	default:
 		err := fmt.Errorf("%s link to %q in %q: %w", l.Type, l.Target, l.File, h5core.ErrLinkNotFollowed)
 		return []entry{{name: name, file: errorFile(where, err)}}
 	}
@@ -91,14 +103,14 @@ func (t *Tree) linkEntries(g *h5core.Object, l h5core.Link, me *ancestry) []entr
 		if l.Type == h5core.LinkSoft {
 			return []entry{{name: name, target: softTarget(me.depth, l.Target)}}
 		}
-		if anc, loop := me.find(o.Addr); loop {
+		if anc, loop := me.find(o); loop {
 			return []entry{{name: name, target: upTarget(me.depth, anc)}}
 		}
 	}
 	if !me.inTable {
 		tb, bad, _ := t.probe(o)
 		if tb != nil {
-			whole := t.wholeTableEntries(name, tb)
+			whole := t.wholeTableEntries(name, o, tb)
 			t.track(tb, "up/", name, whole)
 			return append(whole, entry{name: name, dir: t.tableDir(o, tb, me)})
 		}
@@ -131,7 +143,7 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 // failedDir is the directory of bad table group o below ancestors up: its
 // datasets' column files fail with err, its other links show as usual.
 func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
-	d := &dir{attrs: o.Path}
+	d := &dir{attrs: o}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, nil, err)}
@@ -147,9 +159,11 @@ func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
 			}
 			n := EscapeName(l.Name)
 			where := t.f.Name() + ":" + c.Path + " "
+			var cs []entry
 			for _, ext := range []string{".csv", ".arrow", ".raw"} {
-				es = append(es, entry{name: n + ext, file: errorFile(where+n+ext, err)})
+				cs = append(cs, entry{name: n + ext, file: errorFile(where+n+ext, err)})
 			}
+			es = append(es, named(cs, l.Name)...)
 		}
 		return es, nil
 	}

@@ -58,6 +58,8 @@ func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions
 			// Content is rendered in memory: splicing it would only add
 			// a copy into a pipe, and a 1 MiB reply does not fit one.
 			DisableSplice: true,
+			// mmap of the direct-I/O files (raw and .npy; kernel 6.6+)
+			ExtraCapabilities: fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 		},
 	})
 	if err != nil {

@@ -30,7 +30,7 @@ func (t *Tree) sparseEntry(name string, o *h5core.Object) (entry, bool) {
 // rank 2 csr/{indptr,indices,data}.npy and matrix.mtx, dense.npy for
 // datasets, and .meta.json. ds is nil for an anndata group.
 func (t *Tree) sparseDir(o *h5core.Object, ds *h5core.Dataset) *dir {
-	return &dir{attrs: o.Path, list: func() ([]entry, error) {
+	return &dir{attrs: o, list: func() ([]entry, error) {
 		es, err := t.sparseEntries(o, ds)
 		if err == nil && ds != nil {
 			t.trackSparse(o.Path, es)
@@ -51,13 +51,13 @@ func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, err
 	if err != nil {
 		return nil, err
 	}
-	views, err := arrowexport.SparseViews(ds, m, t.viewOptions(o.Path))
+	views, err := arrowexport.SparseViews(ds, m, t.viewOptions(objectKey(o)))
 	if err != nil {
 		return nil, err
 	}
 	es := []entry{t.metaEntry(o, nil, nil)}
 	if ds != nil {
-		es[0] = t.viewEntry(metaName, o.Path, func() (View, error) {
+		es[0] = t.viewEntry(metaName, o, func() (View, error) {
 			b, err := arrowexport.SparseMetaJSON(ds, m)
 			return bytesView(b), err
 		})
@@ -68,7 +68,7 @@ func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, err
 		if !ok {
 			continue
 		}
-		e := t.viewEntry(strings.TrimPrefix(n, "csr/"), o.Path, func() (View, error) { return v, nil })
+		e := t.viewEntry(strings.TrimPrefix(n, "csr/"), o, func() (View, error) { return v, nil })
 		if n == "coo.csv" && ds != nil {
 			e.file.hooks = t.cooHooks(o.Path)
 		}
@@ -79,7 +79,7 @@ func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, err
 		}
 	}
 	if csr != nil {
-		es = append(es, entry{name: "csr", dir: &dir{attrs: o.Path, list: func() ([]entry, error) { return csr, nil }}})
+		es = append(es, entry{name: "csr", dir: &dir{attrs: o, list: func() ([]entry, error) { return csr, nil }}})
 	}
 	return es, nil
 }

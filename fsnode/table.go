@@ -1,6 +1,8 @@
 package fsnode
 
 import (
+	"fmt"
+
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/table"
@@ -11,30 +13,30 @@ import (
 const rootTableStem = "_table"
 
 // tableDir is the directory of table tb, shown from object o below
-// ancestors up: its columns' files, the table's other links as usual and,
-// for the root table, the whole-table files.
+// ancestors up (nil for the tree's root): its columns' files, the table's
+// other links as usual and, for the root table, the whole-table files.
 func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
-	d := &dir{attrs: o.Path}
+	d := &dir{attrs: o}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
+		var links []h5core.Link
+		if o.Kind() == h5core.KindGroup {
+			var err error
+			if links, err = o.Links(); err != nil {
+				return nil, err
+			}
+		}
 		es := []entry{t.metaEntry(o, tb, nil)}
 		cols := map[string]bool{}
 		for _, c := range tb.Columns {
 			cols[c.Path] = true
-			es = append(es, t.columnEntries(tb, c)...)
+			es = append(es, t.columnEntries(o, tb, c, t.columnObject(o, links, c))...)
 		}
 		t.track(tb, "dir/", "", es)
-		if o.Path == "/" {
-			whole := t.wholeTableEntries(rootTableStem, tb)
+		if up == nil {
+			whole := t.wholeTableEntries(rootTableStem, o, tb)
 			t.track(tb, "up/", rootTableStem, whole)
 			es = append(es, whole...)
-		}
-		if o.Kind() != h5core.KindGroup {
-			return es, nil
-		}
-		links, err := o.Links()
-		if err != nil {
-			return nil, err
 		}
 		for _, l := range links {
 			if !cols[o.Child(l.Name)] {
@@ -46,19 +48,34 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 	return d
 }
 
-// columnEntries returns the files of one column: <col>.csv, <col>.arrow
-// and, for fixed-width columns, <col>.raw.
-func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
+// columnObject returns the dataset that stores column c of the table at
+// object o with links links: the link whose path is the column's, or o
+// itself for a column of a row table (or when no link matches).
+func (t *Tree) columnObject(o *h5core.Object, links []h5core.Link, c *table.Column) *h5core.Object {
+	for _, l := range links {
+		if o.Child(l.Name) == c.Path {
+			if co, err := t.openLink(o, l); err == nil {
+				return co
+			}
+		}
+	}
+	return o
+}
+
+// columnEntries returns the files of column c, stored in dataset co, of
+// table tb at object o: <col>.csv, <col>.arrow and, for fixed-width
+// columns, <col>.raw.
+func (t *Tree) columnEntries(o *h5core.Object, tb *table.Table, c *table.Column, co *h5core.Object) []entry {
 	name := EscapeName(c.Name)
-	key := tb.Path + "\x00" + c.Name
+	key := objectKey(o) + "\x00" + c.Name
 	src := arrowexport.TableColumn(c)
 	one := &arrowexport.Table{Columns: []arrowexport.ColumnSource{src}}
 	es := []entry{
-		t.viewEntry(name+".csv", c.Path, func() (View, error) { return arrowexport.NewCSVView(one, t.viewOptions(key)) }),
-		t.viewEntry(name+".arrow", c.Path, func() (View, error) { return arrowexport.NewArrowView(one, t.viewOptions(key)) }),
+		t.viewEntry(name+".csv", co, func() (View, error) { return arrowexport.NewCSVView(one, t.viewOptions(key)) }),
+		t.viewEntry(name+".arrow", co, func() (View, error) { return arrowexport.NewArrowView(one, t.viewOptions(key)) }),
 	}
 	if c.ElemSize > 0 {
-		raw := t.viewEntry(name+".raw", c.Path, func() (View, error) {
+		raw := t.viewEntry(name+".raw", co, func() (View, error) {
 			a, err := arrowexport.ColumnArray(src)
 			if err != nil {
 				return nil, err
@@ -68,31 +85,39 @@ func (t *Tree) columnEntries(tb *table.Table, c *table.Column) []entry {
 		raw.file.hooks = t.rawHooks(tb.Path, c.Name, c.ElemSize)
 		es = append(es, raw)
 	}
-	return es
+	return named(es, c.Name)
 }
 
 // wholeTableEntries returns <stem>.csv, <stem>.arrow and <stem>.parquet:
-// the whole table, columns in view order.
-func (t *Tree) wholeTableEntries(stem string, tb *table.Table) []entry {
+// the whole table tb at object o, columns in view order.
+func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table) []entry {
 	all := arrowexport.FromTable(tb)
-	opt := t.viewOptions(tb.Path)
-	csv := t.viewEntry(stem+".csv", tb.Path, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
+	opt := t.viewOptions(objectKey(o))
+	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
 	csv.file.hooks = t.csvHooks(tb.Path)
 	return []entry{
 		csv,
-		t.viewEntry(stem+".arrow", tb.Path, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
-		t.viewEntry(stem+".parquet", tb.Path, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
+		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
+		t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
 	}
 }
 
-// viewEntry is a file whose content is the view newView makes; attrs is
-// the HDF5 path of the object whose attributes it carries.
-func (t *Tree) viewEntry(name, attrs string, newView func() (View, error)) entry {
-	return entry{name: name, file: &file{path: t.f.Name() + ":" + attrs + " " + name, attrs: attrs, newView: newView}}
+// viewEntry is a file whose content is the view newView makes; o is the
+// object whose attributes it carries.
+func (t *Tree) viewEntry(name string, o *h5core.Object, newView func() (View, error)) entry {
+	return entry{name: name, file: &file{path: t.f.Name() + ":" + o.Path + " " + name, attrs: o, newView: newView}}
 }
 
-// viewOptions are the renderer options for the views of the object at
-// HDF5 path key: the shared sizing cache, keyed to the file's identity.
+// objectKey identifies object o for the renderers' sizing cache: by its
+// header's address, as paths are ambiguous when names hold '/' (and hard
+// links give one object several).
+func objectKey(o *h5core.Object) string {
+	return fmt.Sprintf("@%d", o.Addr)
+}
+
+// viewOptions are the renderer options for the views of the object with
+// key key (objectKey): the shared sizing cache, keyed to the file's
+// identity.
 func (t *Tree) viewOptions(key string) arrowexport.Options {
 	o := arrowexport.Options{Cache: t.opt.Cache, Logf: t.opt.Log.Printf}
 	if id := t.currentFileID(); id != nil {

@@ -32,6 +32,11 @@ type Options struct {
 	// Cache keeps the renderers' sizing passes across mounts; nil means
 	// none.
 	Cache *arrowexport.Cache
+	// MaxSizedView is the largest estimated size of a view whose exact
+	// size takes a data pass (.csv, .arrow, .parquet); a larger one is
+	// refused with EFBIG and a log line rather than block open() on a
+	// pass over every element. 0 means DefaultMaxSizedView.
+	MaxSizedView int64
 	// ExternalLink, if set, returns the symbolic link target that an
 	// external link l shows as, in a directory at depth depth below the
 	// tree's root (0: the root), or false to show it as an entry that
@@ -57,6 +62,7 @@ type Tree struct {
 	idMu   sync.Mutex
 	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one; new after each commit
 	w      *writer             // the write side, nil when read-only
+	xattrs xattrCache          // attributes as extended attributes
 }
 
 // New returns the tree of f. Tables are found as their directories are
@@ -96,6 +102,17 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 	return t, nil
 }
 
+// DefaultMaxSizedView is the default Options.MaxSizedView: 64 GiB.
+const DefaultMaxSizedView = 64 << 30
+
+// maxSizedView returns the tree's Options.MaxSizedView.
+func (t *Tree) maxSizedView() int64 {
+	if t.opt.MaxSizedView > 0 {
+		return t.opt.MaxSizedView
+	}
+	return DefaultMaxSizedView
+}
+
 // probe finds out whether object o is a table: it returns the table, or
 // the error that keeps a table (or an object whose attributes cannot be
 // read) from being shown, logging its findings; err is for attributes
@@ -123,18 +140,23 @@ func (t *Tree) probe(o *h5core.Object) (tb *table.Table, bad, err error) {
 }
 
 // entry is one name in a directory: a directory, a file or a symbolic
-// link (target).
+// link (target). An entry that shows a member (a link or a column) is
+// named after it: name is EscapeName(member) and a suffix, which
+// settleNames may respell when the name is taken.
 type entry struct {
-	name   string
-	dir    *dir
-	file   *file
-	target string
+	name     string
+	dir      *dir
+	file     *file
+	target   string
+	member   string
+	isMember bool
 }
 
-// dir is a directory. attrs, when set, is the HDF5 path of the object
-// whose attributes are its extended attributes.
+// dir is a directory. attrs, when set, is the object whose attributes
+// are its extended attributes (the object itself, never looked up again
+// by a path, which names holding '/' would make ambiguous).
 type dir struct {
-	attrs string
+	attrs *h5core.Object
 	list  func() ([]entry, error)
 
 	once    sync.Once
@@ -144,7 +166,7 @@ type dir struct {
 }
 
 // children returns the directory's entries sorted by name, listing it on
-// first use. Of two entries with the same name the first listed wins.
+// first use. Names taken twice are settled by settleNames.
 func (t *Tree) children(d *dir) ([]entry, error) {
 	d.once.Do(func() {
 		var es []entry
@@ -154,15 +176,8 @@ func (t *Tree) children(d *dir) ([]entry, error) {
 			t.opt.Log.Printf("h5fs: %v", err)
 			return
 		}
-		d.index = make(map[string]int, len(es))
-		for _, e := range es {
-			if _, dup := d.index[e.name]; dup {
-				t.opt.Log.Printf("h5fs: %s: name %q is taken; one object is not shown", t.f.Name(), e.name)
-				continue
-			}
-			d.index[e.name] = len(d.entries)
-			d.entries = append(d.entries, e)
-		}
+		d.entries = t.settleNames(es)
+		d.index = make(map[string]int, len(d.entries))
 		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].name < d.entries[j].name })
 		for i, e := range d.entries {
 			d.index[e.name] = i
@@ -187,8 +202,8 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 // file is a generated file. Its view is made on first use; finalize runs
 // the view's sizing pass once, without holding up stat calls meanwhile.
 type file struct {
-	path    string // what the file shows, for messages
-	attrs   string // HDF5 path of the object supplying the xattrs, if set
+	path    string         // what the file shows, for messages
+	attrs   *h5core.Object // the object supplying the xattrs, if set
 	newView func() (View, error)
 	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
 
@@ -222,7 +237,12 @@ func (t *Tree) finalize(f *file) (View, error) {
 	if err != nil || f.isFinal() {
 		return v, err
 	}
-	err = guard(v.Finalize)
+	if limit := t.maxSizedView(); !v.Exact() && v.Size() > limit {
+		err = fmt.Errorf("%s: about %d bytes, over the %d bytes a view that needs a sizing pass may have (use .raw or .npy): %w",
+			f.path, v.Size(), limit, syscall.EFBIG)
+	} else {
+		err = guard(v.Finalize)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {

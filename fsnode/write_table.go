@@ -146,12 +146,13 @@ func (t *Tree) refresh(lt *liveTable) error {
 	}
 	fresh := map[string]*file{}
 	if lt.stem != "" {
-		for _, e := range t.wholeTableEntries(lt.stem, tb) {
+		for _, e := range t.wholeTableEntries(lt.stem, o, tb) {
 			fresh["up/"+e.name] = e.file
 		}
 	}
+	links, _ := o.Links() // none for a row table
 	for _, c := range tb.Columns {
-		for _, e := range t.columnEntries(tb, c) {
+		for _, e := range t.columnEntries(o, tb, c, t.columnObject(o, links, c)) {
 			fresh["dir/"+e.name] = e.file
 		}
 	}

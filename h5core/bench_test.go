@@ -46,3 +46,19 @@ func BenchmarkDumpPackedGzipShuffle(b *testing.B) { benchmarkDumpPacked(b, "benc
 
 // BenchmarkDumpPackedPlain streams 1e8 contiguous float64.
 func BenchmarkDumpPackedPlain(b *testing.B) { benchmarkDumpPacked(b, "bench_plain.h5") }
+
+// BenchmarkReadAtGzipShuffle reads the gzip + shuffle dataset the way a
+// FUSE mount does: sequential 1 MiB ReadAt calls, each a chunk's eighth
+// (decoded ahead in the background).
+func BenchmarkReadAtGzipShuffle(b *testing.B) {
+	ds := benchFile(b, "bench_gzip_shuffle.h5")
+	b.SetBytes(ds.Size())
+	p := make([]byte, 1<<20)
+	for b.Loop() {
+		for off := int64(0); off < ds.Size(); off += int64(len(p)) {
+			if _, err := ds.ReadAt(p, off); err != nil && err != io.EOF {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package h5core
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 )
 
 // chunkKey identifies a decoded chunk: its dataset's object header and
@@ -22,6 +23,11 @@ type cachedChunk struct {
 	elem *list.Element
 }
 
+// cacheEntryCost is what a cached chunk costs beyond its bytes (entry,
+// channel, list element, map slot): counted against the budget, so that a
+// million tiny chunks cannot hold hundreds of megabytes of bookkeeping.
+const cacheEntryCost = 256
+
 // chunkCache is an LRU cache of decoded chunks with a byte budget. Loads
 // of the same chunk by concurrent readers are done once.
 type chunkCache struct {
@@ -30,6 +36,7 @@ type chunkCache struct {
 	used   int64
 	lru    *list.List // front = most recent; holds loaded chunks only
 	m      map[chunkKey]*cachedChunk
+	loads  atomic.Int64 // chunks loaded (decoded) so far
 }
 
 func newChunkCache(budget int64) *chunkCache {
@@ -52,23 +59,26 @@ func (c *chunkCache) get(key chunkKey, load func() ([]byte, error)) ([]byte, err
 	c.m[key] = e
 	c.mu.Unlock()
 
+	c.loads.Add(1)
 	e.data, e.err = load()
 	close(e.done)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e.err != nil || int64(len(e.data)) > c.budget {
+	if e.err != nil {
 		delete(c.m, key)
 		return e.data, e.err
 	}
+	// A chunk larger than the whole budget is still kept, alone, so that
+	// the reads of one scan through it decode it once.
 	e.elem = c.lru.PushFront(e)
-	c.used += int64(len(e.data))
-	for c.used > c.budget {
+	c.used += int64(len(e.data)) + cacheEntryCost
+	for c.used > c.budget && c.lru.Len() > 1 {
 		last := c.lru.Back()
 		old := last.Value.(*cachedChunk)
 		c.lru.Remove(last)
 		delete(c.m, old.key)
-		c.used -= int64(len(old.data))
+		c.used -= int64(len(old.data)) + cacheEntryCost
 	}
 	return e.data, e.err
 }

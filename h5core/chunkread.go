@@ -1,26 +1,44 @@
 package h5core
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 )
 
-// decodeSlots bounds concurrent chunk decodes across all datasets.
+// decodeSlots bounds concurrent background chunk decodes across all
+// datasets: one per core.
 var decodeSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // minParallelChunk is the smallest decoded chunk that is decoded on a
 // goroutine of its own; smaller ones cost less than the hand-off.
 const minParallelChunk = 64 << 10
 
-// readAhead is how many chunks past a sequential read are decoded in the
-// background.
-var readAhead = runtime.GOMAXPROCS(0)
+// readAhead is how many chunks past a sequential scan are decoded in the
+// background: one per core, and one queued so that a core freed by a
+// finished decode starts the next at once.
+var readAhead = runtime.GOMAXPROCS(0) + 1
+
+// minDirectRun is the shortest stretch of an unfiltered chunk that a read
+// takes straight from the file into the caller's buffer; chunks of rank 2
+// and more whose rows are shorter are read whole into the chunk cache,
+// which costs fewer reads. (A chunk of rank 1 is one stretch.)
+const minDirectRun = 4 << 10
+
+// scanState follows one dataset's sequential scan for decode-ahead.
+type scanState struct {
+	mu      sync.Mutex
+	next    int64           // the end of the scan so far (bytes)
+	pending map[uint64]bool // chunks handed to a decode-ahead goroutine
+}
 
 // readChunked fills p with the bytes at off of a chunked dataset. Only
-// the chunks that overlap the byte range are read; they are decoded in
-// parallel, and when reads are sequential the following chunks are
-// decoded ahead of time.
+// the chunks that overlap the byte range are read; filtered chunks are
+// decoded in parallel, and when reads follow each other the next chunks
+// are decoded ahead of the reader. Unfiltered chunks with long rows are
+// read straight into p.
 func (ds *Dataset) readChunked(p []byte, off int64) error {
 	g := ds.geom
 	es := int64(g.elemSize)
@@ -38,6 +56,11 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 	// Decode the chunks of this read in parallel, a window at a time, when
 	// decoding is worth a goroutine (filtered chunks of some size).
 	parallel := len(ds.Filters) > 0 && g.chunkBytes() >= minParallelChunk
+	direct := len(ds.Filters) == 0 && ds.layout.class == layoutChunked &&
+		(len(g.chunk) == 1 || g.chunk[len(g.chunk)-1]*g.elemSize >= minDirectRun)
+	if parallel {
+		ds.decodeAhead(idx, grid, off, end)
+	}
 	var wg sync.WaitGroup
 	window := readAhead
 	start := func(s []uint64) {
@@ -54,34 +77,96 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 		if parallel && i+window < len(list) {
 			start(list[i+window])
 		}
+		if direct {
+			if err := ds.readDirect(idx, p, off, s); err != nil {
+				return err
+			}
+			continue
+		}
 		data, err := ds.chunkData(idx, s, grid)
 		if err != nil {
 			wg.Wait()
 			return err
 		}
-		ds.copyChunk(p, off, s, data)
+		ds.copyChunk(p, off, s, func(dst []byte, src int64) { copy(dst, data[src:]) }, data == nil)
 	}
 	wg.Wait()
-
-	// A sequential scan: decode the chunks that follow in the background.
-	ds.seqMu.Lock()
-	sequential := off == ds.seqNext
-	ds.seqNext = end
-	ds.seqMu.Unlock()
-	if sequential && parallel {
-		e := (end + es - 1) / es
-		total := int64(ds.NumElements())
-		next := g.chunksInRange(e, min(total, e+int64(readAhead)*int64(g.chunkBytes()/g.elemSize)), grid)
-		for i, s := range next {
-			if i >= readAhead {
-				break
-			}
-			if !ds.f.cache.has(chunkKey{ds.Addr, linear(s, grid)}) {
-				go ds.prefetch(idx, s, grid)
-			}
-		}
-	}
 	return nil
+}
+
+// decodeAhead notes a read of [off, end) and, when it continues a
+// sequential scan, starts decoding the chunks that follow it in the
+// background, as many as the chunk cache holds beside the chunk being
+// read, the one before it (a straggling request may still want it) and
+// one spare.
+// Reads count as sequential when they start at most a chunk past the end
+// of the scan so far, or not far behind it: the kernel sends a reader's
+// requests concurrently and they arrive out of order.
+func (ds *Dataset) decodeAhead(idx chunkIndex, grid []uint64, off, end int64) {
+	g := ds.geom
+	cb := int64(g.chunkBytes())
+	depth := min(int64(readAhead), ds.f.cache.budget/(cb+cacheEntryCost)-3)
+	if depth <= 0 {
+		return
+	}
+	sc := &ds.scan
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if off < sc.next-(depth+1)*cb || off > sc.next+cb {
+		sc.next = end // a jump: a new scan starts here
+		return
+	}
+	sc.next = max(sc.next, end)
+	es := int64(g.elemSize)
+	e := (sc.next + es - 1) / es
+	total := int64(ds.NumElements())
+	next := g.chunksInRange(e, min(total, e+depth*(cb/es)), grid)
+	// the first chunk listed may be the one being read: depth more
+	for _, s := range next[:min(int64(len(next)), depth+1)] {
+		key := linear(s, grid)
+		if sc.pending[key] || ds.f.cache.has(chunkKey{ds.Addr, key}) {
+			continue
+		}
+		if sc.pending == nil {
+			sc.pending = map[uint64]bool{}
+		}
+		sc.pending[key] = true
+		go func() {
+			ds.prefetch(idx, s, grid)
+			sc.mu.Lock()
+			delete(sc.pending, key)
+			sc.mu.Unlock()
+		}()
+	}
+}
+
+// readDirect copies the part of unfiltered chunk s that lies in the byte
+// range [off, off+len(p)) of the dataset straight from the file into p.
+func (ds *Dataset) readDirect(idx chunkIndex, p []byte, off int64, s []uint64) error {
+	loc, err := idx.chunk(s)
+	if err != nil {
+		return err
+	}
+	if loc.addr == undefAddr {
+		ds.copyChunk(p, off, s, nil, true)
+		return nil
+	}
+	if want := ds.geom.chunkBytes(); loc.size < want {
+		return formatErr(loc.addr, "chunk %v holds %d bytes, expected %d", s, loc.size, want)
+	}
+	abs := loc.addr + ds.f.base
+	if abs < loc.addr || loc.size > uint64(ds.f.size) || abs > uint64(ds.f.size)-loc.size {
+		return formatErr(loc.addr, "chunk %v of %d bytes lies beyond the end of the file (%d bytes)", s, loc.size, ds.f.size)
+	}
+	ds.copyChunk(p, off, s, func(dst []byte, src int64) {
+		if err != nil {
+			return
+		}
+		if _, e := ds.f.r.ReadAt(dst, int64(abs)+src); e != nil && !errors.Is(e, io.EOF) {
+			err = formatErr(loc.addr, "chunk %v: read %d bytes: %v", s, len(dst), e)
+		}
+	}, false)
+	return err
 }
 
 // chunksInRange lists, in order of first use, the scaled coordinates of
@@ -188,10 +273,11 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 	})
 }
 
-// copyChunk copies the part of chunk s (decoded bytes data) that lies in
-// the byte range [off, off+len(p)) of the dataset into p. A nil data is a
-// chunk that was never written: its part of p gets the fill value.
-func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, data []byte) {
+// copyChunk fills the part of chunk s that lies in the byte range
+// [off, off+len(p)) of the dataset into p, one run of the chunk's last
+// dimension at a time: run fills dst from the chunk's decoded bytes at
+// src. A chunk that was never written (fill) gets the fill value instead.
+func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, run func(dst []byte, src int64), fill bool) {
 	g := ds.geom
 	rank := len(g.dims)
 	es := int64(g.elemSize)
@@ -223,10 +309,10 @@ func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, data []byte) {
 		if b1 > off && b0 < end {
 			lo, hi := max(b0, off), min(b1, end)
 			src := cIdx*es + (lo - b0)
-			if data == nil {
+			if fill {
 				fillRepeat(p[lo-off:hi-off], ds.fill, lo)
 			} else {
-				copy(p[lo-off:hi-off], data[src:src+(hi-lo)])
+				run(p[lo-off:hi-off], src)
 			}
 		}
 		if b0 >= end {

@@ -2,10 +2,15 @@ package h5core
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"io"
+	"math"
 	"math/rand"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 )
 
@@ -116,4 +121,65 @@ func TestPartialReads(t *testing.T) {
 		t.Fatal("no chunked dataset in testdata")
 	}
 	t.Logf("checked %d chunked datasets", checked)
+}
+
+// TestScanDecodesOnce reads a gzip + shuffle dataset of 24 chunks the way
+// the kernel sends a reader's requests to a FUSE mount: small pieces in
+// order, a few at a time served by goroutines of their own, so that they
+// arrive out of order. The decode-ahead must not decode any chunk twice,
+// with a cache of only a few chunks.
+func TestScanDecodesOnce(t *testing.T) {
+	const chunk, nchunks = 16384, 24 // float64 elements
+	fn := filepath.Join(t.TempDir(), "scan.h5")
+	script := `import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("x", data=np.arange(int(sys.argv[2]), dtype="<f8"), chunks=(int(sys.argv[3]),), compression="gzip", shuffle=True)`
+	if out, err := exec.Command("/usr/bin/python3", "-c", script, fn, fmt.Sprint(chunk*nchunks), fmt.Sprint(chunk)).CombinedOutput(); err != nil {
+		t.Fatalf("making %s with h5py (scripts/test.sh installs it): %v\n%s", fn, err, out)
+	}
+	f, err := OpenWith(fn, Options{ChunkCacheBytes: 6 * chunk * 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.Open("/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const piece, inFlight = 32 << 10, 3
+	got := make([]byte, ds.Size())
+	for first := int64(0); first < ds.Size(); first += piece * inFlight {
+		var wg sync.WaitGroup
+		errs := make(chan error, inFlight)
+		for k := range int64(inFlight) {
+			off := first + k*piece
+			if off >= ds.Size() {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := ds.ReadAt(got[off:min(off+piece, ds.Size())], off); err != nil && err != io.EOF {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	for i := range chunk * nchunks {
+		if v := math.Float64frombits(binary.LittleEndian.Uint64(got[8*i:])); v != float64(i) {
+			t.Fatalf("element %d is %v", i, v)
+		}
+	}
+	if n := f.cache.loads.Load(); n != nchunks {
+		t.Fatalf("%d chunk decodes for a scan of %d chunks", n, nchunks)
+	}
 }

@@ -1,6 +1,7 @@
 package h5core
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -10,8 +11,9 @@ import (
 const maxIndexedChunks = 1 << 26
 
 // chunkTable is a chunk index whose records are read whole, once, on
-// first use (the B-tree kinds), and kept by linear chunk number over the
-// current extent.
+// first use (the B-tree kinds), and kept sorted by linear chunk number
+// over the current extent: 40 bytes a chunk, so that a dataset of a
+// million chunks costs 40 MB, not a map of coordinate slices.
 type chunkTable struct {
 	g    *chunkGeom
 	addr uint64 // the index's address, for errors
@@ -20,11 +22,17 @@ type chunkTable struct {
 
 	once   sync.Once
 	err    error
-	chunks map[uint64]chunkLoc
+	chunks []tableChunk // sorted by lin, one per chunk
+}
+
+// tableChunk is one stored chunk of a chunkTable.
+type tableChunk struct {
+	lin, addr, size uint64
+	mask            uint32
+	stc             *stcRecord
 }
 
 func (t *chunkTable) load() {
-	t.chunks = map[uint64]chunkLoc{}
 	grid := t.g.grid(t.g.dims)
 	t.err = t.read(func(loc chunkLoc) error {
 		if loc.addr == undefAddr || !inside(loc.scaled, grid) {
@@ -33,9 +41,26 @@ func (t *chunkTable) load() {
 		if len(t.chunks) >= maxIndexedChunks {
 			return formatErr(t.addr, "chunk index holds more than %d chunks", maxIndexedChunks)
 		}
-		t.chunks[linear(loc.scaled, grid)] = loc
+		t.chunks = append(t.chunks, tableChunk{lin: linear(loc.scaled, grid), addr: loc.addr, size: loc.size, mask: loc.mask, stc: loc.stc})
 		return nil
 	})
+	if t.err != nil {
+		return
+	}
+	// B-trees list chunks in order; a record repeated keeps the last one
+	// read, as a map would.
+	byLin := func(a, b tableChunk) int { return cmp.Compare(a.lin, b.lin) }
+	if !slices.IsSortedFunc(t.chunks, byLin) {
+		slices.SortStableFunc(t.chunks, byLin)
+	}
+	out := t.chunks[:0]
+	for i, c := range t.chunks {
+		if i+1 < len(t.chunks) && t.chunks[i+1].lin == c.lin {
+			continue
+		}
+		out = append(out, c)
+	}
+	t.chunks = slices.Clip(out)
 }
 
 func (t *chunkTable) chunk(scaled []uint64) (chunkLoc, error) {
@@ -44,11 +69,16 @@ func (t *chunkTable) chunk(scaled []uint64) (chunkLoc, error) {
 		return chunkLoc{}, t.err
 	}
 	grid := t.g.grid(t.g.dims)
-	loc, ok := t.chunks[linear(scaled, grid)]
-	if !ok || !inside(scaled, grid) {
+	if !inside(scaled, grid) {
 		return chunkLoc{scaled: scaled, addr: undefAddr}, nil
 	}
-	return loc, nil
+	lin := linear(scaled, grid)
+	i, ok := slices.BinarySearchFunc(t.chunks, lin, func(c tableChunk, lin uint64) int { return cmp.Compare(c.lin, lin) })
+	if !ok {
+		return chunkLoc{scaled: scaled, addr: undefAddr}, nil
+	}
+	c := t.chunks[i]
+	return chunkLoc{scaled: scaled, addr: c.addr, size: c.size, mask: c.mask, stc: c.stc}, nil
 }
 
 // forEach visits the stored chunks in row-major order (never the whole
@@ -58,13 +88,15 @@ func (t *chunkTable) forEach(fn func(chunkLoc) error) error {
 	if t.err != nil {
 		return t.err
 	}
-	keys := make([]uint64, 0, len(t.chunks))
-	for k := range t.chunks {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if err := fn(t.chunks[k]); err != nil {
+	grid := t.g.grid(t.g.dims)
+	for _, c := range t.chunks {
+		scaled := make([]uint64, len(grid))
+		rem := c.lin
+		for i := len(grid) - 1; i >= 0; i-- {
+			scaled[i] = rem % grid[i]
+			rem /= grid[i]
+		}
+		if err := fn(chunkLoc{scaled: scaled, addr: c.addr, size: c.size, mask: c.mask, stc: c.stc}); err != nil {
 			return err
 		}
 	}

@@ -24,13 +24,15 @@ type Dataset struct {
 	fillSet  bool   // the file defines a fill value
 	external bool   // raw data in external files
 
+	vds      *vdsState // virtual layout: the resolved mappings
+	vdsDepth int       // virtual datasets this one is a source of, nested
+
 	geom      *chunkGeom
 	indexOnce sync.Once
 	index     chunkIndex
 	indexErr  error
 
-	seqMu   sync.Mutex
-	seqNext int64 // where a sequential scan would read next
+	scan scanState // decode-ahead of sequential reads
 }
 
 // Dataset returns o as a dataset, decoding its dataspace, datatype,
@@ -141,6 +143,8 @@ func (ds *Dataset) checkLayout() error {
 		return formatErr(ds.Addr, "dataset size overflows")
 	}
 	switch l.class {
+	case layoutVirtual:
+		ds.vds = &vdsState{}
 	case layoutCompact:
 		if uint64(len(l.compact)) < n*es {
 			return formatErr(ds.Addr, "compact data holds %d bytes, dataset needs %d", len(l.compact), n*es)
@@ -186,10 +190,17 @@ func (ds *Dataset) checkLayout() error {
 // far smaller, and a hostile one must not make a reader allocate.
 const maxElementSize = 64 << 20
 
-// Shape returns the current dimensions (nil for a scalar).
+// Shape returns the current dimensions (nil for a scalar). A virtual
+// dataset with unlimited mappings has the extent its sources give it now,
+// as libhdf5 computes it.
 func (ds *Dataset) Shape() []uint64 {
 	if ds.space.kind != spaceSimple {
 		return nil
+	}
+	if ds.vds != nil {
+		if st := ds.virtualState(); st.err == nil {
+			return st.dims
+		}
 	}
 	return ds.space.dims
 }
@@ -213,6 +224,9 @@ func (ds *Dataset) IsNull() bool { return ds.space.kind == spaceNull }
 
 // NumElements returns the number of elements.
 func (ds *Dataset) NumElements() uint64 {
+	if ds.vds != nil && ds.space.kind == spaceSimple {
+		return product(ds.Shape())
+	}
 	n, _ := ds.space.numElements()
 	return n
 }
@@ -327,6 +341,8 @@ func (ds *Dataset) read(p []byte, off int64) error {
 		return nil
 	case layoutChunked, layoutStructured:
 		return ds.readChunked(p, off)
+	case layoutVirtual:
+		return ds.readVirtual(p, off)
 	}
 	return fmt.Errorf("%s layout: %w", ds.Layout(), ErrUnsupported)
 }

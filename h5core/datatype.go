@@ -260,7 +260,7 @@ func (t *Datatype) describe(b *strings.Builder, top bool) {
 	case ClassFloat:
 		fmt.Fprintf(b, "float%d", 8*t.Size)
 		order()
-		if !t.isIEEE() {
+		if !t.IsIEEE() {
 			l := t.Float
 			fmt.Fprintf(b, " (sign %d, exp %d:%d bias %d, mant %d:%d", l.SignPos, l.ExpPos, l.ExpSize, l.Bias, l.MantPos, l.MantSize)
 			if l.Norm != 2 {
@@ -342,9 +342,9 @@ func (t *Datatype) describeBits(b *strings.Builder) {
 	}
 }
 
-// isIEEE reports whether a float type is the standard IEEE 754 binary16,
+// IsIEEE reports whether a float type is the standard IEEE 754 binary16,
 // binary32 or binary64 layout (in either byte order), the fast paths.
-func (t *Datatype) isIEEE() bool {
+func (t *Datatype) IsIEEE() bool {
 	var want FloatLayout
 	switch t.Size {
 	case 2:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -25,6 +26,8 @@ type File struct {
 	maxChunk int64 // Options.MaxChunkBytes
 
 	closer io.Closer
+	opt    Options        // as opened, for the files of external links
+	ext    *externalFiles // files external links led to
 
 	mu      sync.Mutex
 	gheaps  map[uint64]*globalHeap // global heap collections by address
@@ -39,10 +42,18 @@ type Options struct {
 	// all datasets of the file. Zero means 64 MiB.
 	ChunkCacheBytes int64
 	// MaxChunkBytes is the largest decoded chunk accepted; datasets with
-	// larger chunks are refused. Zero means 1 GiB (libhdf5's own limit is
-	// 4 GiB; real files stay far below).
+	// larger chunks are refused (reading them fails, naming the limit).
+	// Zero means DefaultMaxChunkBytes.
 	MaxChunkBytes int64
 }
+
+// DefaultMaxChunkBytes is the default Options.MaxChunkBytes: 256 MiB.
+// It bounds the memory one chunk can take (decoded, it is cached whole,
+// even beyond the cache budget, so that a scan decodes it once): a chunk of
+// a few kilobytes on disk may claim to decode to gigabytes. libhdf5's own
+// limit is 4 GiB; real files stay far below 256 MiB (h5py picks chunks of
+// at most 1 MiB).
+const DefaultMaxChunkBytes = 256 << 20
 
 // Open opens the named HDF5 file for reading.
 func Open(name string) (*File, error) { return OpenWith(name, Options{}) }
@@ -85,15 +96,22 @@ func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error)
 		budget = 64 << 20
 	}
 	f.cache = newChunkCache(budget)
+	f.opt = opt
+	f.ext = &externalFiles{owner: f, files: map[string]*File{}}
+	if abs, err := filepath.Abs(name); err == nil {
+		f.ext.files[abs] = f
+	}
 	f.maxChunk = opt.MaxChunkBytes
 	if f.maxChunk <= 0 {
-		f.maxChunk = 1 << 30
+		f.maxChunk = DefaultMaxChunkBytes
 	}
 	return f, nil
 }
 
-// Close closes the underlying file if Open opened it.
+// Close closes the underlying file if Open opened it, and the files its
+// external links opened.
 func (f *File) Close() error {
+	f.closeExternal()
 	if f.closer != nil {
 		return f.closer.Close()
 	}

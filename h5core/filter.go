@@ -183,6 +183,37 @@ func (r *msbBitReader) bits64(k uint) (uint64, bool) {
 	return hi<<32 | lo, ok1 && ok2
 }
 
+// msbBitWriter is msbBitReader's inverse: it appends bit fields to b,
+// most significant bit first.
+type msbBitWriter struct {
+	b   []byte
+	acc uint64 // pending bits, in the low n bits
+	n   uint
+}
+
+// put writes the low k bits of v (k <= 64).
+func (w *msbBitWriter) put(v uint64, k uint) {
+	if k > 32 {
+		w.put(v>>32, k-32)
+		v, k = v&0xffffffff, 32
+	}
+	w.acc = w.acc<<k | v&(1<<k-1)
+	w.n += k
+	for w.n >= 8 {
+		w.n -= 8
+		w.b = append(w.b, byte(w.acc>>w.n))
+	}
+}
+
+// flush pads the last byte with zero bits and returns the bytes written.
+func (w *msbBitWriter) flush() []byte {
+	if w.n > 0 {
+		w.b = append(w.b, byte(w.acc<<(8-w.n)))
+		w.n = 0
+	}
+	return w.b
+}
+
 // putUint writes the low n bytes of v (n <= 8) in the given byte order.
 func putUint(b []byte, v uint64, n int, bigEndian bool) {
 	if bigEndian {

@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 )
 
-func init() { registerFilter(FilterBlosc, "blosc", decodeBlosc, nil) }
+func init() { registerFilter(FilterBlosc, "blosc", decodeBlosc, encodeBlosc) }
 
 // Blosc version 1 frame header flags (byte 2); bits 5-7 hold the codec.
 const (
@@ -276,6 +277,196 @@ func transposeBits8x8(x uint64) uint64 {
 	x ^= t ^ t<<14
 	t = (x ^ x>>28) & 0x00000000f0f0f0f0
 	return x ^ t ^ t<<28
+}
+
+// Blosc filter client data (hdf5-blosc, after its set_local): cd[2] the
+// item size, cd[4] the compression level, cd[5] the shuffle (0 none, 1
+// byte, 2 bit) and cd[6] the compressor (bloscComp*).
+const (
+	bloscCDTypesize   = 2
+	bloscCDLevel      = 4
+	bloscCDShuffle    = 5
+	bloscCDCompressor = 6
+
+	bloscCompBloscLZ = 0
+	bloscCompLZ4     = 1
+	bloscCompLZ4HC   = 2
+	bloscCompSnappy  = 3
+	bloscCompZlib    = 4
+	bloscCompZstd    = 5
+
+	bloscMinBuffer = 128 // smaller chunks are stored as they are, as Blosc does
+)
+
+// encodeBlosc applies the Blosc filter: a Blosc version 1 frame holding
+// the chunk as one unsplit block, byte-shuffled when cd asks for shuffling
+// of either kind (the frame's flags say which was done, so any Blosc
+// reader undoes it), compressed with the compressor cd names (LZ4HC is
+// written as LZ4, which decodes the same; snappy as a raw Snappy block). A chunk the compressor cannot
+// shrink, a small one, or level 0 gives a frame that stores the bytes as
+// they are.
+func encodeBlosc(cd []uint32, in []byte) ([]byte, error) {
+	typesize, level, shuffle, comp := 1, uint32(5), uint32(1), uint32(bloscCompBloscLZ)
+	if len(cd) > bloscCDTypesize && cd[bloscCDTypesize] > 0 && cd[bloscCDTypesize] <= 255 {
+		typesize = int(cd[bloscCDTypesize])
+	}
+	if len(cd) > bloscCDLevel {
+		level = cd[bloscCDLevel]
+	}
+	if len(cd) > bloscCDShuffle {
+		shuffle = cd[bloscCDShuffle]
+	}
+	if len(cd) > bloscCDCompressor {
+		comp = cd[bloscCDCompressor]
+	}
+	if uint64(len(in)) > math.MaxInt32-bloscHeaderSize-8 {
+		return nil, fmt.Errorf("a %d-byte chunk is too large for a Blosc frame", len(in))
+	}
+	var codec byte
+	switch comp {
+	case bloscCompBloscLZ:
+		codec = bloscBloscLZ
+	case bloscCompLZ4, bloscCompLZ4HC:
+		codec = bloscLZ4
+	case bloscCompZlib:
+		codec = bloscZlib
+	case bloscCompZstd:
+		codec = bloscZstd
+	case bloscCompSnappy:
+		codec = bloscSnappy
+	default:
+		return nil, fmt.Errorf("unknown blosc compressor %d", comp)
+	}
+	flags := bloscDontSplit | codec<<5
+	block := in
+	if shuffle != 0 && typesize > 1 {
+		flags |= bloscShuffle
+		s, err := encodeShuffle([]uint32{uint32(typesize)}, in)
+		if err != nil {
+			return nil, err
+		}
+		block = s
+	}
+	var stream []byte
+	if level > 0 && len(in) >= bloscMinBuffer {
+		var err error
+		if stream, err = bloscEncodeStream(block, codec, int(min(level, 9))); err != nil {
+			return nil, err
+		}
+	}
+	if stream == nil || len(stream) >= len(in) {
+		out := bloscFrameHeader(bloscMemcpyed|codec<<5, typesize, len(in), len(in), bloscHeaderSize+len(in))
+		return append(out, in...), nil
+	}
+	total := bloscHeaderSize + 8 + len(stream)
+	out := bloscFrameHeader(flags, typesize, len(in), len(in), total)
+	out = binary.LittleEndian.AppendUint32(out, bloscHeaderSize+4) // the block's start
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(stream)))
+	return append(out, stream...), nil
+}
+
+// bloscFrameHeader returns a Blosc version 1 frame header (format version
+// 2, codec format version 1).
+func bloscFrameHeader(flags byte, typesize, nbytes, blocksize, cbytes int) []byte {
+	h := make([]byte, 4, bloscHeaderSize+8+nbytes)
+	h[0], h[1], h[2], h[3] = 2, 1, flags, byte(typesize)
+	h = binary.LittleEndian.AppendUint32(h, uint32(nbytes))
+	h = binary.LittleEndian.AppendUint32(h, uint32(blocksize))
+	return binary.LittleEndian.AppendUint32(h, uint32(cbytes))
+}
+
+// bloscEncodeStream compresses one stream with a Blosc codec; nil means
+// the codec could not shrink it.
+func bloscEncodeStream(src []byte, codec byte, level int) ([]byte, error) {
+	switch codec {
+	case bloscBloscLZ:
+		return blosclzEncode(src), nil
+	case bloscLZ4:
+		dst := make([]byte, lz4.CompressBlockBound(len(src)))
+		var c lz4.Compressor
+		n, err := c.CompressBlock(src, dst)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		return dst[:n], nil
+	case bloscZlib:
+		return encodeDeflate([]uint32{uint32(level)}, src)
+	case bloscSnappy:
+		return snappy.Encode(nil, src), nil
+	}
+	return encodeZstd([]uint32{uint32(level)}, src)
+}
+
+// blosclzEncode compresses src into a BloscLZ stream (see blosclzDecode):
+// literal runs of up to 32 bytes and matches of 3 or more bytes at
+// distances up to 8191. The stream starts and ends with a literal run, as
+// Blosc's decoder wants. It returns nil when the stream would not be
+// smaller than src.
+func blosclzEncode(src []byte) []byte {
+	const (
+		hashLog = 13
+		maxDist = 8191
+		maxLit  = 32
+		tail    = 12 // bytes at the end left to literals
+	)
+	n := len(src)
+	if n <= tail+3 {
+		return nil
+	}
+	out := make([]byte, 0, n+n/maxLit+1)
+	htab := make([]int32, 1<<hashLog) // position+1 of the last 3 bytes hashing here
+	hash := func(i int) uint32 {
+		v := uint32(src[i])<<16 | uint32(src[i+1])<<8 | uint32(src[i+2])
+		return v * 2654435761 >> (32 - hashLog)
+	}
+	lit := 0
+	flush := func(end int) {
+		for lit < end {
+			k := min(maxLit, end-lit)
+			out = append(append(out, byte(k-1)), src[lit:lit+k]...)
+			lit += k
+		}
+	}
+	limit := n - tail
+	for i := 0; i < limit; {
+		h := hash(i)
+		ref := int(htab[h]) - 1
+		htab[h] = int32(i + 1)
+		if ref < 0 || i-ref > maxDist || src[ref] != src[i] || src[ref+1] != src[i+1] || src[ref+2] != src[i+2] {
+			i++
+			continue
+		}
+		l := 3
+		for i+l < limit && src[ref+l] == src[i+l] {
+			l++
+		}
+		flush(i)
+		d := i - ref - 1
+		if l <= 8 {
+			out = append(out, byte((l-2)<<5|d>>8))
+		} else {
+			out = append(out, byte(7<<5|d>>8))
+			e := l - 9
+			for ; e >= 255; e -= 255 {
+				out = append(out, 255)
+			}
+			out = append(out, byte(e))
+		}
+		out = append(out, byte(d))
+		for j := i + 1; j < i+l && j+2 < n; j++ {
+			htab[hash(j)] = int32(j + 1)
+		}
+		i += l
+		lit = i
+		if len(out) >= n {
+			return nil
+		}
+	}
+	flush(n)
+	if len(out) >= n {
+		return nil
+	}
+	return out
 }
 
 // snappyDecodeInto decodes one raw Snappy block (Blosc's snappy codec) into

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-func init() { registerFilter(FilterNBit, "nbit", decodeNBit, nil) }
+func init() { registerFilter(FilterNBit, "nbit", decodeNBit, encodeNBit) }
 
 // Datatype classes in the n-bit filter's client data.
 const (
@@ -20,65 +20,112 @@ const (
 
 var errNBitTruncated = errors.New("n-bit data truncated")
 
-// decodeNBit undoes the n-bit filter (id 5). Client data: cd[0] the number
-// of values, cd[1] 1 when the type needed no packing (data stored as is),
+// nbitParams checks the n-bit filter's client data: cd[0] the number of
+// values, cd[1] 1 when the type needed no packing (data stored as is),
 // cd[2] the elements in the chunk, then the datatype description from
-// cd[3] on (see the nbit* constants). Each atomic value's precision bits,
-// found at its bit offset, are packed most significant bit first; no-op
-// members are packed as whole bytes. Padding bits decode as zero.
-func decodeNBit(cd []uint32, in, out []byte) ([]byte, error) {
+// cd[3] on (see the nbit* constants). It returns the element count and
+// size, or asIs when the chunk is stored as it is.
+func nbitParams(cd []uint32) (n, size uint64, asIs bool, err error) {
 	if len(cd) < 2 || uint64(cd[0]) != uint64(len(cd)) {
-		return nil, fmt.Errorf("invalid n-bit parameters (%d values)", len(cd))
+		return 0, 0, false, fmt.Errorf("invalid n-bit parameters (%d values)", len(cd))
 	}
 	if cd[1] != 0 {
-		return in, nil
+		return 0, 0, true, nil
 	}
 	if len(cd) < 5 {
-		return nil, fmt.Errorf("invalid n-bit parameters (%d values)", len(cd))
+		return 0, 0, false, fmt.Errorf("invalid n-bit parameters (%d values)", len(cd))
 	}
-	n, size := uint64(cd[2]), uint64(cd[4])
-	if size == 0 {
-		return nil, errors.New("n-bit datatype size 0")
+	if cd[4] == 0 {
+		return 0, 0, false, errors.New("n-bit datatype size 0")
+	}
+	return uint64(cd[2]), uint64(cd[4]), false, nil
+}
+
+// decodeNBit undoes the n-bit filter (id 5). Each atomic value's
+// precision bits, found at its bit offset, are packed most significant bit
+// first; no-op members are packed as whole bytes. Padding bits decode as
+// zero.
+func decodeNBit(cd []uint32, in, out []byte) ([]byte, error) {
+	n, size, asIs, err := nbitParams(cd)
+	switch {
+	case err != nil:
+		return nil, err
+	case asIs:
+		return in, nil
 	}
 	if n*size > uint64(cap(out)) {
 		return nil, fmt.Errorf("%d elements of %d bytes are more than the %d bytes expected", n, size, cap(out))
 	}
 	out = out[:n*size]
 	clear(out)
-	d := nbitDecoder{cd: cd, r: msbBitReader{b: in}}
+	d := nbitCoder{cd: cd, r: msbBitReader{b: in}}
 	for i := uint64(0); i < n; i++ {
-		elem := out[i*size : (i+1)*size]
-		var err error
-		switch cd[3] {
-		case nbitAtomic:
-			if len(cd) < 8 {
-				return nil, errors.New("n-bit parameters end inside the datatype")
-			}
-			err = d.atomic(elem, cd[4], cd[5], cd[6], cd[7])
-		case nbitArray:
-			idx := 4
-			err = d.array(elem, &idx)
-		case nbitCompound:
-			idx := 4
-			err = d.compound(elem, &idx)
-		default:
-			err = fmt.Errorf("invalid n-bit datatype class %d", cd[3])
-		}
-		if err != nil {
+		if err := d.element(out[i*size : (i+1)*size]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-type nbitDecoder struct {
+// encodeNBit applies the n-bit filter, decodeNBit's inverse: it packs the
+// precision bits of every atomic value and drops the padding. Like
+// libhdf5 it ends the stream with a zero byte when the bits fill the last
+// byte exactly.
+func encodeNBit(cd []uint32, in []byte) ([]byte, error) {
+	n, size, asIs, err := nbitParams(cd)
+	switch {
+	case err != nil:
+		return nil, err
+	case asIs:
+		return in, nil
+	}
+	if n*size != uint64(len(in)) {
+		return nil, fmt.Errorf("%d bytes for %d elements of %d bytes", len(in), n, size)
+	}
+	d := nbitCoder{cd: cd, w: &msbBitWriter{b: make([]byte, 0, len(in)+1)}}
+	for i := uint64(0); i < n; i++ {
+		if err := d.element(in[i*size : (i+1)*size]); err != nil {
+			return nil, err
+		}
+	}
+	full := d.w.n == 0
+	out := d.w.flush()
+	if full {
+		out = append(out, 0)
+	}
+	return out, nil
+}
+
+// nbitCoder walks elements along the n-bit datatype description, moving
+// each value's bits from the stream r into elements (decoding) or from
+// elements into w (encoding, when w is set).
+type nbitCoder struct {
 	cd    []uint32
 	r     msbBitReader
+	w     *msbBitWriter
 	depth int
 }
 
+// element decodes or encodes one element of the chunk's type.
+func (d *nbitCoder) element(elem []byte) error {
+	switch d.cd[3] {
+	case nbitAtomic:
+		if len(d.cd) < 8 {
+			return errors.New("n-bit parameters end inside the datatype")
+		}
+		return d.atomic(elem, d.cd[4], d.cd[5], d.cd[6], d.cd[7])
+	case nbitArray:
+		idx := 4
+		return d.array(elem, &idx)
+	case nbitCompound:
+		idx := 4
+		return d.compound(elem, &idx)
+	}
+	return fmt.Errorf("invalid n-bit datatype class %d", d.cd[3])
+}
+
 // take returns the next k client data values at *idx and advances it.
-func (d *nbitDecoder) take(idx *int, k int) ([]uint32, error) {
+func (d *nbitCoder) take(idx *int, k int) ([]uint32, error) {
 	if *idx < 0 || k > len(d.cd)-*idx {
 		return nil, errors.New("n-bit parameters end inside the datatype")
 	}
@@ -87,9 +134,9 @@ func (d *nbitDecoder) take(idx *int, k int) ([]uint32, error) {
 	return v, nil
 }
 
-// atomic unpacks one value of size bytes into dst.
-func (d *nbitDecoder) atomic(dst []byte, size, order, precision, offset uint32) error {
-	if size == 0 || uint64(size) > uint64(len(dst)) || order > 1 ||
+// atomic moves one value of size bytes between elem and the stream.
+func (d *nbitCoder) atomic(elem []byte, size, order, precision, offset uint32) error {
+	if size == 0 || uint64(size) > uint64(len(elem)) || order > 1 ||
 		uint64(precision)+uint64(offset) > 8*uint64(size) {
 		return fmt.Errorf("invalid n-bit atomic type (size %d, order %d, precision %d, offset %d)",
 			size, order, precision, offset)
@@ -101,35 +148,44 @@ func (d *nbitDecoder) atomic(dst []byte, size, order, precision, offset uint32) 
 	end := int(offset + precision)
 	for s := hi; s >= lo; s-- {
 		first := max(int(offset), 8*s)
-		v, ok := d.r.bits(uint(min(end, 8*s+8) - first))
-		if !ok {
-			return errNBitTruncated
-		}
+		k := uint(min(end, 8*s+8) - first)
 		i := s
 		if order == 1 {
 			i = int(size) - 1 - s
 		}
-		dst[i] = byte(v << uint(first-8*s))
+		if d.w != nil {
+			d.w.put(uint64(elem[i]>>uint(first-8*s)), k)
+			continue
+		}
+		v, ok := d.r.bits(k)
+		if !ok {
+			return errNBitTruncated
+		}
+		elem[i] = byte(v << uint(first-8*s))
 	}
 	return nil
 }
 
-// noop copies len(dst) whole bytes from the bit stream.
-func (d *nbitDecoder) noop(dst []byte) error {
-	for i := range dst {
+// noop moves len(elem) whole bytes between elem and the stream.
+func (d *nbitCoder) noop(elem []byte) error {
+	for i := range elem {
+		if d.w != nil {
+			d.w.put(uint64(elem[i]), 8)
+			continue
+		}
 		v, ok := d.r.bits(8)
 		if !ok {
 			return errNBitTruncated
 		}
-		dst[i] = byte(v)
+		elem[i] = byte(v)
 	}
 	return nil
 }
 
-// array decodes an array type described at *idx into dst. As in libhdf5,
+// array decodes or encodes an array type described at *idx in dst. As in libhdf5,
 // *idx is left at the base type's description when the base is an array
 // or compound (whose description is re-read for every element).
-func (d *nbitDecoder) array(dst []byte, idx *int) error {
+func (d *nbitCoder) array(dst []byte, idx *int) error {
 	if d.depth++; d.depth > nbitMaxDepth {
 		return errors.New("n-bit datatype nested too deeply")
 	}
@@ -191,8 +247,8 @@ func (d *nbitDecoder) array(dst []byte, idx *int) error {
 	return fmt.Errorf("invalid n-bit datatype class %d", class)
 }
 
-// compound decodes a compound type described at *idx into dst.
-func (d *nbitDecoder) compound(dst []byte, idx *int) error {
+// compound decodes or encodes a compound type described at *idx in dst.
+func (d *nbitCoder) compound(dst []byte, idx *int) error {
 	if d.depth++; d.depth > nbitMaxDepth {
 		return errors.New("n-bit datatype nested too deeply")
 	}

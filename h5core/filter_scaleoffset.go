@@ -4,9 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
-func init() { registerFilter(FilterScaleOffset, "scaleoffset", decodeScaleOffset, nil) }
+func init() { registerFilter(FilterScaleOffset, "scaleoffset", decodeScaleOffset, encodeScaleOffset) }
 
 // Client data layout of the scale-offset filter (H5Zscaleoffset.c).
 const (
@@ -91,7 +92,7 @@ func decodeScaleOffset(cd []uint32, in, out []byte) ([]byte, error) {
 		}
 		copy(out, payload)
 		if bigEndian {
-			swapElements(out, size)
+			packItems(out, out, packSwap, size)
 		}
 		return out, nil
 	}
@@ -143,12 +144,114 @@ func decodeScaleOffset(cd []uint32, in, out []byte) ([]byte, error) {
 	return out, nil
 }
 
-// swapElements reverses the bytes of each size-byte element of b.
-func swapElements(b []byte, size int) {
-	for i := 0; i+size <= len(b); i += size {
-		e := b[i : i+size]
-		for j, k := 0, size-1; j < k; j, k = j+1, k-1 {
-			e[j], e[k] = e[k], e[j]
-		}
+// encodeScaleOffset applies the scale-offset filter to integers, as
+// H5Zscaleoffset.c does (see decodeScaleOffset for the chunk's layout):
+// with cd[1] = 0 the bits per value are the fewest that hold the chunk's
+// range (one more value is kept for the fill value when one is defined);
+// a range too wide, or the minimum bits of the type, store the values as
+// they are, little-endian. A positive cd[1] fixes the bits; a value that
+// does not fit them is an error (libhdf5 would silently store a different
+// value). Floating-point data is refused: the filter is lossy for it.
+func encodeScaleOffset(cd []uint32, in []byte) ([]byte, error) {
+	if len(cd) != soNParms {
+		return nil, fmt.Errorf("%d scale-offset parameters, expected %d", len(cd), soNParms)
 	}
+	size, n := int(cd[soSize]), int(cd[soNelmts])
+	switch {
+	case cd[soClass] == 1:
+		return nil, &unsupportedError{"cannot write scale-offset floating-point data (the filter is lossy)"}
+	case cd[soClass] != 0 || cd[soScaleType] != 2:
+		return nil, fmt.Errorf("invalid scale-offset class %d and scale type %d", cd[soClass], cd[soScaleType])
+	case size != 1 && size != 2 && size != 4 && size != 8:
+		return nil, fmt.Errorf("scale-offset integer size %d not supported", size)
+	case cd[soOrder] > 1:
+		return nil, fmt.Errorf("invalid scale-offset byte order %d", cd[soOrder])
+	case n*size != len(in):
+		return nil, fmt.Errorf("%d bytes for %d elements of %d bytes", len(in), n, size)
+	}
+	bits := uint(8 * size)
+	signed := cd[soSize+1] != 0
+	typ := &Datatype{Class: ClassFixedPoint, Size: size, Signed: signed, Precision: size * 8}
+	if cd[soOrder] == 1 {
+		typ.ByteOrder = BigEndian
+	}
+	fillAvail := cd[soFillAvail] == 1
+	var fill int64
+	for i := size - 1; i >= 0; i-- { // the fill value, little-endian across cd[8:]
+		fill = fill<<8 | int64(cd[soFillValue+i/4]>>(8*(i%4))&0xff)
+	}
+	if signed {
+		fill = signExtend(uint64(fill), int(bits))
+	}
+	// values as int64 (unsigned ones wrap above 2^63), compared in the type's signedness
+	vals := make([]int64, n)
+	less := func(a, b int64) bool { return a < b }
+	if !signed {
+		less = func(a, b int64) bool { return uint64(a) < uint64(b) }
+	}
+	var lo, hi int64
+	seen := false
+	for i := range vals {
+		v := typ.Int64(in[i*size:])
+		vals[i] = v
+		if fillAvail && v == fill {
+			continue
+		}
+		if !seen || less(v, lo) {
+			lo = v
+		}
+		if !seen || less(hi, v) {
+			hi = v
+		}
+		seen = true
+	}
+	mask := uint64(1)<<bits - 1
+	if bits == 64 {
+		mask = ^uint64(0)
+	}
+	span := uint64(hi-lo) & mask // hi-lo in the type's width
+	minbits := uint(cd[soScaleFactor])
+	switch {
+	case minbits > bits:
+		return nil, fmt.Errorf("scale-offset minimum bits %d exceed the %d-byte type", minbits, size)
+	case minbits == 0 && span > mask-2: // as libhdf5: no room for the range and the fill
+		minbits = bits
+	case minbits == 0 && fillAvail:
+		minbits = ceilLog2(span + 2)
+	case minbits == 0:
+		minbits = ceilLog2(span + 1)
+	}
+	out := binary.LittleEndian.AppendUint32(make([]byte, 0, soHeaderSize+(n*int(minbits)+7)/8), uint32(minbits))
+	out = append(out, 8)
+	out = binary.LittleEndian.AppendUint64(out, uint64(lo))
+	out = append(out, make([]byte, soHeaderSize-len(out))...)
+	if minbits == bits { // stored as they are, little-endian
+		start := len(out)
+		out = append(out, in...)
+		if typ.ByteOrder == BigEndian {
+			packItems(out[start:], out[start:], packSwap, size)
+		}
+		return out, nil
+	}
+	allOnes := uint64(1)<<minbits - 1
+	w := msbBitWriter{b: out}
+	for i, v := range vals {
+		d := uint64(v-lo) & mask
+		switch {
+		case fillAvail && v == fill:
+			d = allOnes
+		case d > allOnes || fillAvail && d == allOnes:
+			return nil, fmt.Errorf("element %d (%d) does not fit the scale-offset filter's %d bits", i, v, minbits)
+		}
+		w.put(d, minbits)
+	}
+	return w.flush(), nil
+}
+
+// ceilLog2 returns the bits needed for x distinct values: ⌈log₂ x⌉.
+func ceilLog2(x uint64) uint {
+	if x <= 1 {
+		return 0
+	}
+	return uint(bits.Len64(x - 1))
 }

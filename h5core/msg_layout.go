@@ -62,6 +62,7 @@ type layout struct {
 	ea         eaParams
 	bt2        bt2Params
 	stc        *stcLayout // structured chunks (class 4)
+	vdsIndex   uint32     // virtual: the mapping's object in the global heap at addr
 }
 
 // eaParams are the extensible array creation parameters of layout v4.
@@ -142,7 +143,7 @@ func (f *File) parseLayout(b []byte, at uint64) (*layout, error) {
 		l.addr = d.offset()
 	case layoutVirtual:
 		l.addr = d.offset()
-		d.u32()
+		l.vdsIndex = d.u32()
 	case layoutStructured:
 		if l.version < 5 {
 			return nil, formatErr(at, "structured-chunk layout in a version %d layout message", l.version)

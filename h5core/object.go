@@ -59,21 +59,26 @@ func (f *File) object(path string, addr uint64) (*Object, error) {
 	return &Object{f: f, Path: path, Addr: addr, oh: oh}, nil
 }
 
-// maxSoftLinkHops bounds soft link resolution.
+// maxSoftLinkHops bounds the soft and external links one lookup follows.
 const maxSoftLinkHops = 16
 
-// Open returns the object at an absolute path, following hard links and
-// soft links that stay inside the file.
+// Open returns the object at an absolute path, following hard links, soft
+// links and external links (into other files, found as libhdf5 finds them:
+// see externalFile). The object's Path is the path it was opened by, in
+// this file's namespace; its File is the file that holds it.
 func (f *File) Open(path string) (*Object, error) {
 	return f.open(path, 0)
 }
 
+// open resolves path from f's root, charging soft and external links to
+// hops.
 func (f *File) open(path string, hops int) (*Object, error) {
 	o, err := f.Root()
 	if err != nil {
 		return nil, err
 	}
-	cur := ""
+	cur := ""   // the path walked, in f's namespace
+	where := "" // the path of o within o's own file
 	for _, name := range strings.Split(path, "/") {
 		if name == "" || name == "." {
 			continue
@@ -83,23 +88,29 @@ func (f *File) open(path string, hops int) (*Object, error) {
 			return nil, err
 		}
 		cur += "/" + name
+		where += "/" + name
 		switch l.Type {
 		case LinkHard:
-			if o, err = f.object(cur, l.Addr); err != nil {
+			if o, err = o.f.object(cur, l.Addr); err != nil {
 				return nil, err
 			}
-		case LinkSoft:
+		case LinkSoft, LinkExternal:
 			if hops >= maxSoftLinkHops {
-				return nil, fmt.Errorf("%s: %s: too many soft links", f.name, cur)
+				return nil, fmt.Errorf("%s: %s: more than %d soft or external links", f.name, cur, maxSoftLinkHops)
 			}
-			t := l.Target
-			if !strings.HasPrefix(t, "/") {
-				t = strings.TrimSuffix(o.Path, "/") + "/" + t
+			in, t := o.f, l.Target
+			if l.Type == LinkExternal {
+				if in, err = o.f.externalFile(l.File); err != nil {
+					return nil, fmt.Errorf("%s: %s: external link to %q in %q: %w", f.name, cur, l.Target, l.File, err)
+				}
+			} else if !strings.HasPrefix(t, "/") {
+				t = strings.TrimSuffix(strings.TrimSuffix(where, "/"+name), "/") + "/" + t
 			}
-			if o, err = f.open(t, hops+1); err != nil {
+			if o, err = in.open(t, hops+1); err != nil {
 				return nil, err
 			}
 			o.Path = cur
+			where = t
 		default:
 			return nil, fmt.Errorf("%s: %s: %s link to %s:%s: %w", f.name, cur, l.Type, l.File, l.Target, ErrLinkNotFollowed)
 		}
@@ -110,9 +121,9 @@ func (f *File) open(path string, hops int) (*Object, error) {
 	return o, nil
 }
 
-// ErrLinkNotFollowed is returned (wrapped) for external and user-defined
-// links: they are reported, never followed outside the file.
-var ErrLinkNotFollowed = errors.New("link not followed outside the file")
+// ErrLinkNotFollowed is returned (wrapped) for user-defined links, which
+// h5core does not follow.
+var ErrLinkNotFollowed = errors.New("link not followed")
 
 // ErrNotFound is returned (wrapped) when a link name does not exist.
 var ErrNotFound = errors.New("not found")
@@ -138,14 +149,25 @@ func (o *Object) Child(name string) string {
 	return o.Path + "/" + name
 }
 
-// OpenLink opens the object a hard or in-file soft link of this group
-// points at.
+// OpenLink opens the object a hard, soft or external link of this group
+// points at (see File.Open).
 func (o *Object) OpenLink(l Link) (*Object, error) {
 	switch l.Type {
 	case LinkHard:
 		return o.f.object(o.Child(l.Name), l.Addr)
 	case LinkSoft:
 		return o.f.Open(o.Child(l.Name))
+	case LinkExternal:
+		ef, err := o.f.externalFile(l.File)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: external link to %q in %q: %w", o.f.name, o.Child(l.Name), l.Target, l.File, err)
+		}
+		t, err := ef.open(l.Target, 1)
+		if err != nil {
+			return nil, err
+		}
+		t.Path = o.Child(l.Name)
+		return t, nil
 	}
 	return nil, fmt.Errorf("%s: %s: %s link: %w", o.f.name, o.Child(l.Name), l.Type, ErrLinkNotFollowed)
 }

@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"slices"
 )
@@ -146,6 +147,84 @@ func (t *Datatype) AppendPackedLE(dst, src []byte, n int) []byte {
 	return dst
 }
 
+// AppendStored appends n elements given in packed little-endian form
+// (PackedSize bytes each, as AppendPackedLE makes them) as the file stores
+// them, t.Size bytes each: the inverse of AppendPackedLE, for writers.
+// Compound padding and the bits outside an integer's precision are zero.
+// A value a partial-precision integer cannot hold is an error naming the
+// element; if packed holds fewer than n elements, only the complete ones
+// are converted.
+func (t *Datatype) AppendStored(dst, packed []byte, n int) ([]byte, error) {
+	ops := t.packOps()
+	per := packedLen(ops)
+	if per == 0 {
+		return dst, nil
+	}
+	n = max(0, min(n, len(packed)/per))
+	packed = packed[:n*per]
+	if len(ops) == 1 && ops[0].kind == packCopy && ops[0].size == t.Size {
+		return append(dst, packed...), nil
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, n*t.Size)[:start+n*t.Size]
+	out := dst[start:]
+	if len(ops) == 1 && (ops[0].kind == packSwap || ops[0].kind == packVAX) && ops[0].size*ops[0].count == t.Size {
+		packItems(out, packed, ops[0].kind, ops[0].size)
+		return dst, nil
+	}
+	clear(out)
+	for i := range n {
+		if _, err := unpackInto(out[i*t.Size:(i+1)*t.Size], packed[i*per:(i+1)*per], ops); err != nil {
+			return dst[:start], fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	return dst, nil
+}
+
+// unpackInto is packInto backwards: it stores the packed element in (at
+// least packedLen(ops) bytes) into elem and returns the bytes it used.
+func unpackInto(elem, in []byte, ops []packOp) (int, error) {
+	o := 0
+	for i := range ops {
+		op := &ops[i]
+		dst := elem[op.off : op.off+op.size*op.count]
+		switch op.kind {
+		case packCopy:
+			o += copy(dst, in[o:o+len(dst)])
+		case packSub:
+			for j := range op.count {
+				k, err := unpackInto(dst[j*op.size:(j+1)*op.size], in[o:], op.sub)
+				if err != nil {
+					return 0, err
+				}
+				o += k
+			}
+		case packBits:
+			t := op.t
+			var le [8]byte
+			copy(le[:], in[o:o+op.size])
+			v := binary.LittleEndian.Uint64(le[:])
+			if t.Signed && le[op.size-1]&0x80 != 0 {
+				v = uint64(signExtend(v, 8*op.size))
+			}
+			var err error
+			if t.Signed {
+				err = t.PutInt(dst, int64(v))
+			} else {
+				err = t.PutUint(dst, v)
+			}
+			if err != nil {
+				return 0, err
+			}
+			o += op.size
+		default:
+			packItems(dst, in[o:o+len(dst)], op.kind, op.size)
+			o += len(dst)
+		}
+	}
+	return o, nil
+}
+
 // packedLen returns the number of bytes ops write for one element.
 func packedLen(ops []packOp) int {
 	n := 0
@@ -198,12 +277,15 @@ func packInto(out, elem []byte, ops []packOp) int {
 
 // packItems writes the items of size bytes in src to out (same length)
 // byte-swapped (packSwap) or with their 16-bit words reversed (packVAX).
+// Both are their own inverse, and out may be src (in place).
 func packItems(out, src []byte, kind packKind, size int) {
 	switch {
 	case kind == packVAX:
 		for i := 0; i+size <= len(src); i += size {
-			for w := 0; w < size; w += 2 {
-				copy(out[i+w:i+w+2], src[i+size-w-2:i+size-w])
+			o := out[i : i+size]
+			copy(o, src[i:i+size])
+			for a, b := 0, size-2; a < b; a, b = a+2, b-2 {
+				o[a], o[a+1], o[b], o[b+1] = o[b], o[b+1], o[a], o[a+1]
 			}
 		}
 	case size == 2:
@@ -214,15 +296,16 @@ func packItems(out, src []byte, kind packKind, size int) {
 		swap64(out, src)
 	default:
 		for i := 0; i+size <= len(src); i += size {
-			for j := range size {
-				out[i+j] = src[i+size-1-j]
-			}
+			o := out[i : i+size]
+			copy(o, src[i:i+size])
+			slices.Reverse(o)
 		}
 	}
 }
 
 // swap16, swap32 and swap64 byte-swap every 2-, 4- or 8-byte item of src
-// into out (at least as long), eight bytes per step where possible.
+// into out (at least as long, or src itself), eight bytes per step where
+// possible.
 func swap16(out, src []byte) {
 	out = out[:len(src)]
 	for len(src) >= 8 {

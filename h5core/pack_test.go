@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"bytes"
+	"encoding/hex"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,6 +24,14 @@ func checkPacking(t *testing.T, dt *Datatype, data []byte, n int) {
 	}
 	if len(each) != n*dt.PackedSize() {
 		t.Errorf("packed %d bytes for %d elements of packed size %d", len(each), n, dt.PackedSize())
+	}
+	// AppendStored inverts it: packed → stored → packed is the identity.
+	stored, err := dt.AppendStored([]byte("prefix"), each, n)
+	if err != nil || string(stored[:6]) != "prefix" || len(stored) != 6+n*dt.Size {
+		t.Fatalf("%s: AppendStored: %d bytes, %v", dt, len(stored), err)
+	}
+	if again := dt.AppendPackedLE(nil, stored[6:], n); !bytes.Equal(again, each) {
+		t.Errorf("%s: packed % x\nstored and packed again % x", dt, each, again)
 	}
 }
 
@@ -160,5 +169,48 @@ func BenchmarkToPackedLE(b *testing.B) {
 				dst = dt.AppendPackedLE(dst[:0], src, n)
 			}
 		})
+	}
+}
+
+func TestAppendStored(t *testing.T) {
+	cmp := dtMsg(6, 3, 3, 16, name0("a"), []byte{12}, i16le, name0("b"), []byte{0}, f64be, name0("c"), []byte{8}, u16be)
+	s12at2 := dtMsg(0, 1, 8, 2, le16(2), le16(12)) // signed LE, 12 bits at bit 2
+	u12at2 := dtMsg(0, 1, 9, 2, le16(2), le16(12)) // unsigned BE, 12 bits at bit 2
+	for _, c := range []struct {
+		name   string
+		msg    []byte
+		packed []byte
+		want   string // stored bytes in hex, or "error: ..."
+	}{
+		{"LE int copied", i32le, []byte{1, 2, 3, 4}, "01020304"},
+		{"BE int swapped", i32be, []byte{1, 2, 3, 4}, "04030201"},
+		{"BE 3-byte int", dtMsg(0, 1, 1, 3, le16(0), le16(24)), []byte{1, 2, 3}, "030201"},
+		{"VAX words reversed", vaxF, []byte{0, 0, 0x80, 0x40}, "80400000"},
+		{"signed 12 bits at 2: -1", s12at2, []byte{0xff, 0xff}, "fc3f"},
+		{"signed 12 bits at 2: 2047", s12at2, []byte{0xff, 0x07}, "fc1f"},
+		{"signed 12 bits at 2: -2048", s12at2, []byte{0x00, 0xf8}, "0020"},
+		{"signed 12 bits at 2: 2048 does not fit", s12at2, []byte{0x00, 0x08}, "error: value 2048 does not fit"},
+		{"signed 12 bits at 2: -2049 does not fit", s12at2, []byte{0xff, 0xf7}, "error: value -2049 does not fit"},
+		{"unsigned BE 12 bits at 2", u12at2, []byte{0x8d, 0x04}, "1234"},
+		{"unsigned BE 12 bits at 2: 4096 does not fit", u12at2, []byte{0x00, 0x10}, "error: value 4096 does not fit"},
+		{"compound: padding zero", cmp, []byte{0x11, 0x22, 8, 7, 6, 5, 4, 3, 2, 1, 0xbb, 0xaa}, "0102030405060708aabb000011220000"},
+		{"array of BE", dtMsg(10, 3, 0, 8, []byte{1}, le32(2), i32be), []byte{4, 3, 2, 1, 8, 7, 6, 5}, "0102030405060708"},
+		{"enum BE", dtMsg(8, 3, 0, 2, u16be), []byte{2, 1}, "0102"},
+	} {
+		dt := mustType(t, c.msg)
+		got, err := dt.AppendStored(nil, c.packed, 1)
+		if want, ok := strings.CutPrefix(c.want, "error: "); ok {
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "element 0") {
+				t.Errorf("%s: got % x, %v; want error %q", c.name, got, err, want)
+			}
+			continue
+		}
+		if err != nil || hex.EncodeToString(got) != c.want {
+			t.Errorf("%s: got %x, %v; want %s", c.name, got, err, c.want)
+		}
+	}
+	// short input: only complete elements
+	if got, err := mustType(t, i32be).AppendStored(nil, []byte{1, 2, 3, 4, 5, 6}, 5); err != nil || !bytes.Equal(got, []byte{4, 3, 2, 1}) {
+		t.Errorf("short input: % x, %v", got, err)
 	}
 }

@@ -20,6 +20,7 @@ type h5pyFilterCase struct {
 	Name    string    `json:"name"`
 	Dtype   string    `json:"dtype"` // numpy: byte order, kind, size ("<i4")
 	Type    *nbitType `json:"type,omitempty"`
+	Fill    int64     `json:"fill,omitempty"` // a fill value other than 0
 	Shape   []uint64  `json:"shape"`
 	Chunk   []uint64  `json:"chunk"`
 	Filters [][]any   `json:"filters"` // [id, flags, [cd...]]
@@ -74,6 +75,11 @@ func TestEncodeChunkLibhdf5(t *testing.T) {
 	deflate := func(level int) []any { return []any{FilterDeflate, 0, []int{level}} }
 	fletcher := []any{FilterFletcher32, 0, []int{}}
 	lzf := []any{FilterLZF, 1, []int{}}
+	nbit := []any{FilterNBit, 0, []int{}}
+	so := func(minbits int) []any { return []any{FilterScaleOffset, 0, []int{2, minbits}} } // integers
+	blosc := func(level, shuffle, comp int) []any {                                         // hdf5-blosc fills in cd[0:4]
+		return []any{FilterBlosc, 0, []int{0, 0, 0, 0, level, shuffle, comp}}
+	}
 	cases := []*h5pyFilterCase{
 		{Name: "deflate_i4", Dtype: "<i4", Filters: [][]any{deflate(4)}},
 		{Name: "deflate_random", Dtype: "<u1", Filters: [][]any{deflate(9)}, data: "random"},
@@ -88,6 +94,27 @@ func TestEncodeChunkLibhdf5(t *testing.T) {
 		{Name: "lz4_blocks_f8", Dtype: "<f8", Filters: [][]any{{FilterLZ4, 0, []int{1000}}}},
 		{Name: "lz4_random", Dtype: "<u8", Filters: [][]any{{FilterLZ4, 0, []int{512}}}, data: "random"},
 		{Name: "shuffle_lz4_fletcher_u4", Dtype: ">u4", Filters: [][]any{shuffle, {FilterLZ4, 0, []int{}}, fletcher}},
+		{Name: "blosc_blosclz_i4", Dtype: "<i4", Filters: [][]any{blosc(5, 1, bloscCompBloscLZ)}},
+		{Name: "blosc_blosclz_f8", Dtype: ">f8", Filters: [][]any{blosc(9, 0, bloscCompBloscLZ)}},
+		{Name: "blosc_lz4_i2", Dtype: "<i2", Filters: [][]any{blosc(5, 1, bloscCompLZ4)}},
+		{Name: "blosc_lz4hc_bitshuffle_u8", Dtype: "<u8", Filters: [][]any{blosc(5, 2, bloscCompLZ4HC)}},
+		{Name: "blosc_zlib_f4", Dtype: "<f4", Filters: [][]any{blosc(4, 1, bloscCompZlib)}},
+		{Name: "blosc_zstd_i8", Dtype: "<i8", Filters: [][]any{blosc(3, 1, bloscCompZstd)}},
+		{Name: "blosc_snappy_f8", Dtype: "<f8", Filters: [][]any{blosc(5, 1, bloscCompSnappy)}},
+		{Name: "blosc_random", Dtype: "<u4", Filters: [][]any{blosc(5, 1, bloscCompBloscLZ)}, data: "random"},
+		{Name: "blosc_small_chunks", Dtype: "<i2", Shape: []uint64{200}, Chunk: []uint64{30}, Filters: [][]any{blosc(5, 1, bloscCompLZ4)}},
+		{Name: "so_i4", Dtype: "<i4", Filters: [][]any{so(0)}},
+		{Name: "so_be_u2", Dtype: ">u2", Filters: [][]any{so(0)}},
+		{Name: "so_i8_fill", Dtype: "<i8", Fill: -2000, Filters: [][]any{so(0)}},
+		{Name: "so_be_i2_fill", Dtype: ">i2", Fill: 12, Filters: [][]any{so(0)}},
+		{Name: "so_fixed_bits_i2", Dtype: "<i2", Filters: [][]any{so(13)}},
+		{Name: "so_random_u4", Dtype: "<u4", Filters: [][]any{so(0)}, data: "random"},
+		{Name: "so_u1_deflate", Dtype: "<u1", Filters: [][]any{so(0), deflate(5)}},
+		{Name: "nbit_i4_12", Dtype: "<i4", Type: &nbitType{12, 0}, Filters: [][]any{nbit}},
+		{Name: "nbit_be_u2_10", Dtype: ">u2", Type: &nbitType{10, 0}, Filters: [][]any{nbit}},
+		{Name: "nbit_u8_40_deflate", Dtype: "<u8", Type: &nbitType{40, 0}, Filters: [][]any{nbit, deflate(4)}},
+		{Name: "nbit_full_i2", Dtype: "<i2", Filters: [][]any{nbit}},
+		{Name: "blosc_level0", Dtype: "<i4", Filters: [][]any{blosc(0, 1, bloscCompBloscLZ)}},
 	}
 	for _, c := range cases {
 		if c.Shape == nil {

@@ -126,6 +126,14 @@ func decodeSelection(b []byte, at uint64, chunk []uint64) (*Selection, error) {
 	if ext.err != nil {
 		return nil, ext.err
 	}
+	return decodeSelectionBody(d, at, chunk)
+}
+
+// decodeSelectionBody decodes a serialized selection (libhdf5's
+// H5S_SELECT_SERIALIZE: kind, version, then the kind's fields) over an
+// extent of the given shape.
+func decodeSelectionBody(d *decoder, at uint64, shape []uint64) (*Selection, error) {
+	chunk := shape
 	s := &Selection{Kind: SelectionKind(d.u32()), Version: int(d.u32()), shape: chunk}
 	if d.err != nil {
 		return nil, d.err
@@ -502,7 +510,10 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 			return nil
 		}
 	}
-	// levels[d] is the list being filled at dimension d
+	// levels[d] is the list being filled at dimension d; the lists of the
+	// last dimension, filled one after the other, share one backing array
+	// of at most n spans rather than each growing its own
+	back := make([]span, 0, n)
 	levels := make([]*spanList, rank)
 	for d := range levels {
 		levels[d] = &spanList{}
@@ -542,7 +553,9 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 		if m := len(l.spans); m > 0 && l.spans[m-1].hi+1 == lo {
 			l.spans[m-1].hi = hi
 		} else {
-			l.spans = append(l.spans, span{lo: lo, hi: hi})
+			// l.spans is the tail of back: grow both
+			back = append(back, span{lo: lo, hi: hi})
+			l.spans = back[len(back)-m-1 : len(back) : len(back)]
 		}
 		l.n += hi - lo + 1
 	}

@@ -3,6 +3,7 @@ package h5core
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/big"
 	"slices"
 )
@@ -80,7 +81,7 @@ func (f *File) elementValue(t *Datatype, elem []byte) (any, error) {
 		n := t.Base.Size
 		return complex(toFloat64(t.Base.floatValue(elem[:n])), toFloat64(t.Base.floatValue(elem[n:]))), nil
 	case ClassString:
-		return trimString(elem, t.StrPad), nil
+		return TrimString(elem, t.StrPad), nil
 	case ClassOpaque:
 		return bytes.Clone(elem), nil
 	case ClassEnum:
@@ -140,10 +141,10 @@ func (t *Datatype) enumValue(elem []byte) EnumValue {
 	return EnumValue{Value: v}
 }
 
-// trimString strips a fixed or variable-length string's padding: up to the
+// TrimString strips a fixed or variable-length string's padding: up to the
 // first NUL for NULLTERM, trailing NULs for NULLPAD, trailing spaces for
 // SPACEPAD.
-func trimString(b []byte, pad StrPad) string {
+func TrimString(b []byte, pad StrPad) string {
 	switch pad {
 	case NullTerm:
 		if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -155,6 +156,35 @@ func trimString(b []byte, pad StrPad) string {
 		b = bytes.TrimRight(b, " ")
 	}
 	return string(b)
+}
+
+// PutString stores s in elem (t.Size bytes) as an element of the fixed
+// string type t, padded as t.StrPad says: the inverse of TrimString. A
+// string longer than the element, or one that would not read back the
+// same (a NUL in a NULLTERM string, trailing NULs or spaces the padding
+// would strip), is an error, and elem is left unchanged.
+func (t *Datatype) PutString(elem []byte, s string) error {
+	if t.Class != ClassString {
+		return fmt.Errorf("cannot store a string in a %s element", t.Class)
+	}
+	if len(elem) < t.Size {
+		return fmt.Errorf("element of %d bytes for the %d-byte type %s", len(elem), t.Size, t)
+	}
+	if len(s) > t.Size {
+		return fmt.Errorf("string of %d bytes does not fit the %d-byte type %s", len(s), t.Size, t)
+	}
+	pad := byte(0)
+	if t.StrPad == SpacePad {
+		pad = ' '
+	}
+	if TrimString([]byte(s), t.StrPad) != s {
+		return fmt.Errorf("string %q would not read back the same from the %s type %s", s, t.StrPad, t)
+	}
+	n := copy(elem, s)
+	for i := n; i < t.Size; i++ {
+		elem[i] = pad
+	}
+	return nil
 }
 
 // heapRef decodes a global heap id (collection address, object index).
@@ -191,7 +221,7 @@ func (f *File) vlenValue(t *Datatype, elem []byte) (any, error) {
 		data = obj[:n*uint64(t.Base.Size)]
 	}
 	if t.VlenKind == VlenString {
-		return trimString(data, t.StrPad), nil
+		return TrimString(data, t.StrPad), nil
 	}
 	if n > maxVlenItems {
 		return nil, formatErr(undefAddr, "variable-length sequence of %d items (at most %d supported)", n, maxVlenItems)

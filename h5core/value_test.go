@@ -412,3 +412,43 @@ func TestVlenAndHeapReferences(t *testing.T) {
 		t.Errorf("region reference %+v", r)
 	}
 }
+
+// TestPutString stores fixed strings under each padding and reads them
+// back with TrimString; strings that would not read back are errors.
+func TestPutString(t *testing.T) {
+	for _, c := range []struct {
+		pad  StrPad
+		s    string
+		want string // stored, or "error: ..."
+	}{
+		{NullTerm, "ab", "ab\x00\x00"},
+		{NullTerm, "abcd", "abcd"},
+		{NullPad, "ab", "ab\x00\x00"},
+		{NullPad, "a\x00b", "a\x00b\x00"},
+		{SpacePad, "ab", "ab  "},
+		{SpacePad, "a\x00", "a\x00  "},
+		{NullTerm, "abcde", "error: does not fit"},
+		{NullTerm, "a\x00b", "error: would not read back"},
+		{NullPad, "ab\x00", "error: would not read back"},
+		{SpacePad, "ab ", "error: would not read back"},
+	} {
+		dt := &Datatype{Class: ClassString, Size: 4, StrPad: c.pad}
+		elem := []byte("zzzz")
+		err := dt.PutString(elem, c.s)
+		if want, ok := strings.CutPrefix(c.want, "error: "); ok {
+			if err == nil || !strings.Contains(err.Error(), want) || string(elem) != "zzzz" {
+				t.Errorf("%s %q: got %q, %v; want error %q", c.pad, c.s, elem, err, want)
+			}
+			continue
+		}
+		if err != nil || string(elem) != c.want {
+			t.Errorf("%s %q: got %q, %v; want %q", c.pad, c.s, elem, err, c.want)
+		}
+		if got := TrimString(elem, c.pad); got != c.s {
+			t.Errorf("%s %q: reads back %q", c.pad, c.s, got)
+		}
+	}
+	if err := mustType(t, i32le).PutString(make([]byte, 4), "a"); err == nil {
+		t.Error("PutString on an integer type: no error")
+	}
+}

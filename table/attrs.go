@@ -147,7 +147,7 @@ func (as attrSet) boolAttr(name string) (val, present, conformant bool) {
 func enumMember(t *h5core.Datatype, name string) int64 {
 	for _, m := range t.Members {
 		if m.Name == name {
-			return decodeInt(t.Base, m.Value)
+			return t.Base.Int64(m.Value)
 		}
 	}
 	return -1 << 62

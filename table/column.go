@@ -171,45 +171,17 @@ func (c *Column) ReadRaw(start, n int64, dst []byte) error {
 	}
 	dst = dst[:want]
 	s := &c.src
-	if s.off == 0 && s.size == s.rec && c.ElemSize == s.size {
-		if err := s.readAt(dst, start*int64(s.rec)); err != nil {
-			return err
-		}
-		if needsSwap(c.Type) {
-			c.swap(dst)
-		}
-		return nil
+	if s.off == 0 && s.size == s.rec && c.ElemSize == s.size && c.Type.IsPackedLE() {
+		return s.readAt(dst, start*int64(s.rec))
 	}
 	stored, err := s.read(start, n)
 	if err != nil {
 		return err
 	}
-	if c.ElemSize == s.size && !needsSwap(c.Type) {
+	if c.ElemSize == s.size && c.Type.IsPackedLE() {
 		copy(dst, stored)
 		return nil
 	}
-	out := dst[:0]
-	for i := 0; i < int(n); i++ {
-		out = appendPackedLE(out, c.Type, stored[i*s.size:])
-	}
+	c.Type.AppendPackedLE(dst[:0], stored, int(n))
 	return nil
-}
-
-// swap turns stored big-endian elements of simple types into
-// little-endian in place.
-func (c *Column) swap(b []byte) {
-	t := c.Type
-	for t.Class == h5core.ClassEnum || t.Class == h5core.ClassArray {
-		t = t.Base
-	}
-	if t.Class == h5core.ClassCompound || t.Class == h5core.ClassComplex {
-		size := c.Type.Size
-		out := make([]byte, 0, len(b))
-		for i := 0; i+size <= len(b); i += size {
-			out = appendPackedLE(out, c.Type, b[i:])
-		}
-		copy(b, out)
-		return
-	}
-	swapInPlace(b, t.Size)
 }

@@ -662,7 +662,7 @@ func minmaxJSON(c *Column, v any) any {
 		if c.Type.Class == h5core.ClassEnum {
 			code, _, _, _ := integer(x)
 			for _, m := range c.Type.Members {
-				if decodeInt(c.Type.Base, m.Value) == code {
+				if c.Type.Base.Int64(m.Value) == code {
 					return m.Name
 				}
 			}

@@ -102,7 +102,7 @@ func newConverter(t *h5core.Datatype, asBool bool, cats *Categories, fill []byte
 		}
 	case t.Class == h5core.ClassFloat:
 		switch {
-		case !isIEEE(t):
+		case !t.IsIEEE():
 			c.kind, c.dt = cvFloatAny, arrow.PrimitiveTypes.Float64
 		case t.Size == 2:
 			c.kind, c.dt = cvPrim, arrow.FixedWidthTypes.Float16
@@ -156,10 +156,10 @@ func (c *converter) buildEnum(fill []byte) {
 	defer b.Release()
 	fillCode, hasFill := int64(0), len(fill) == t.Size
 	if hasFill {
-		fillCode = decodeInt(t.Base, fill)
+		fillCode = t.Base.Int64(fill)
 	}
 	for _, m := range t.Members {
-		v := decodeInt(t.Base, m.Value)
+		v := t.Base.Int64(m.Value)
 		if _, dup := c.enumPos[v]; dup || (hasFill && v == fillCode) {
 			continue
 		}
@@ -198,7 +198,7 @@ func (c *converter) strings(f *h5core.File, raw []byte, n int) ([]string, error)
 	for i := range out {
 		e := raw[i*size : (i+1)*size]
 		if c.kind == cvFixedStr {
-			out[i] = string(stripString(c.t.StrPad, e))
+			out[i] = h5core.TrimString(e, c.t.StrPad)
 			continue
 		}
 		v, err := f.ElementValue(c.t, e)
@@ -244,17 +244,11 @@ func (c *converter) build(f *h5core.File, raw []byte, n int, strs []string, vali
 		return array.MakeFromData(d)
 	}
 	switch c.kind {
-	case cvPrim:
-		if t.ByteOrder == h5core.BigEndian && size > 1 {
-			swapInPlace(raw, size)
+	case cvPrim, cvInt: // packed little-endian is the Arrow form
+		if t.IsPackedLE() {
+			return simple(raw[:n*size]), nil
 		}
-		return simple(raw[:n*size]), nil
-	case cvInt:
-		out := make([]byte, n*size)
-		for i := 0; i < n; i++ {
-			putLE(out[i*size:(i+1)*size], uint64(decodeInt(t, raw[i*size:])))
-		}
-		return simple(out), nil
+		return simple(t.AppendPackedLE(make([]byte, 0, n*size), raw, n)), nil
 	case cvFloatAny:
 		out := make([]byte, 8*n)
 		for i := 0; i < n; i++ {
@@ -269,7 +263,7 @@ func (c *converter) build(f *h5core.File, raw []byte, n int, strs []string, vali
 	case cvBool:
 		out := make([]byte, (n+7)/8)
 		for i := 0; i < n; i++ {
-			if rawUint(t, raw[i*size:]) != 0 {
+			if t.Int64(raw[i*size:]) != 0 {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}
@@ -359,7 +353,7 @@ func (c *converter) buildDict(raw []byte, n int, valid []bool) (arrow.Array, err
 			nulls++
 			continue
 		}
-		code := decodeInt(base, raw[i*c.t.Size:])
+		code := base.Int64(raw[i*c.t.Size:])
 		pos := code
 		if c.kind == cvEnum {
 			p, found := c.enumPos[code]

@@ -85,7 +85,7 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 	if c.conv.kind == cvInt {
 		n := len(packed) / c.ElemSize
 		for i := range n {
-			v := decodeInt(leType(c.Type), packed[i*c.ElemSize:])
+			v := leType(c.Type).Int64(packed[i*c.ElemSize:])
 			if err := fitsPrecision(c.Type, v); err != nil {
 				return nil, &RowError{Path: c.Path, Row: i, Err: err}
 			}
@@ -97,7 +97,7 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 // fromPacked turns packed little-endian elements into stored ones.
 func (c *Column) fromPacked(packed []byte) ([]byte, error) {
 	n := len(packed) / max(c.ElemSize, 1)
-	out, err := unpackLE(c.Type, packed, n)
+	out, err := c.Type.AppendStored(nil, packed, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Path, err)
 	}
@@ -346,7 +346,7 @@ func (c *converter) labelCodes() (map[string]int64, error) {
 		if c.kind == cvEnum {
 			for _, m := range c.t.Members {
 				if _, dup := c.codes[m.Name]; !dup {
-					c.codes[m.Name] = decodeInt(c.t.Base, m.Value)
+					c.codes[m.Name] = c.t.Base.Int64(m.Value)
 				}
 			}
 			return

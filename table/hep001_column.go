@@ -101,7 +101,7 @@ func (c *Column) setFill(fill []byte) {
 		c.fillS, _ = v.(string)
 	case t.Class == h5core.ClassVlen || !t.IsFixedSize():
 		c.miss, c.Nullable = missNone, false
-	case isIEEE(t) && math.IsNaN(decodeFloat(t, fill)):
+	case t.IsIEEE() && math.IsNaN(t.Float64(fill)):
 		c.miss, c.fillF = missNaN, true
 	default:
 		c.miss = missBytes

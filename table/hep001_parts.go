@@ -62,7 +62,7 @@ func (t *Table) bindCategories(fs *findings, c *Column, addrs []uint64, cats map
 		return nil
 	}
 	if c.Fill != nil {
-		code := decodeInt(c.Type, c.Fill)
+		code := c.Type.Int64(c.Fill)
 		if (c.Type.Signed || code >= 0) && code >= 0 && code < k.Len {
 			fs.errorf(c.Path, "§12", "fill value %d is a valid code of the %d categories of %s", code, k.Len, k.Path)
 		}

@@ -125,42 +125,6 @@ func fixedType(size int, signed bool, order h5core.ByteOrder) *h5core.Datatype {
 	return &h5core.Datatype{Class: h5core.ClassFixedPoint, Size: size, Signed: signed, ByteOrder: order, Precision: 8 * size}
 }
 
-func TestDecodeInt(t *testing.T) {
-	for _, c := range []struct {
-		t    *h5core.Datatype
-		in   string
-		want int64
-	}{
-		{fixedType(1, true, h5core.LittleEndian), "81", -127},
-		{fixedType(1, false, h5core.LittleEndian), "ff", 255},
-		{fixedType(2, true, h5core.BigEndian), "8001", -32767},
-		{fixedType(4, true, h5core.LittleEndian), "01000080", -2147483647},
-		{fixedType(8, false, h5core.LittleEndian), "feffffffffffffff", -2},
-		{&h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Precision: 12, ByteOrder: h5core.LittleEndian}, "fff0", 0xff},
-		{&h5core.Datatype{Class: h5core.ClassFixedPoint, Size: 2, Precision: 4, BitOffset: 4, Signed: true, ByteOrder: h5core.LittleEndian}, "f000", -1},
-	} {
-		b, _ := hex.DecodeString(c.in)
-		if got := decodeInt(c.t, b); got != c.want {
-			t.Errorf("decodeInt(%s, %s) = %d, want %d", c.t, c.in, got, c.want)
-		}
-	}
-}
-
-func TestStripString(t *testing.T) {
-	for _, c := range []struct {
-		pad      h5core.StrPad
-		in, want string
-	}{
-		{h5core.NullTerm, "ab\x00cd", "ab"}, {h5core.NullTerm, "abcd", "abcd"},
-		{h5core.NullPad, "ab\x00\x00", "ab"}, {h5core.NullPad, "a\x00b\x00", "a\x00b"},
-		{h5core.SpacePad, "ab  ", "ab"}, {h5core.SpacePad, "    ", ""},
-	} {
-		if got := string(stripString(c.pad, []byte(c.in))); got != c.want {
-			t.Errorf("stripString(%s, %q) = %q, want %q", c.pad, c.in, got, c.want)
-		}
-	}
-}
-
 func TestIsBool8(t *testing.T) {
 	u8 := fixedType(1, false, h5core.LittleEndian)
 	for _, c := range []struct {
@@ -195,27 +159,6 @@ func TestCodeIndexType(t *testing.T) {
 	} {
 		if got := codeIndexType(c.size, c.signed); !arrow.TypeEqual(got, c.want) {
 			t.Errorf("codeIndexType(%d, %v) = %s, want %s", c.size, c.signed, got, c.want)
-		}
-	}
-}
-
-func TestAppendPackedLE(t *testing.T) {
-	be4 := fixedType(4, true, h5core.BigEndian)
-	le2 := fixedType(2, false, h5core.LittleEndian)
-	comp := &h5core.Datatype{Class: h5core.ClassCompound, Size: 8, Fields: []h5core.Field{
-		{Name: "a", Offset: 0, Type: le2}, {Name: "b", Offset: 4, Type: be4}}}
-	arr := &h5core.Datatype{Class: h5core.ClassArray, Size: 8, Base: be4, Dims: []int{2}}
-	for _, c := range []struct {
-		t       *h5core.Datatype
-		in, out string
-	}{
-		{be4, "00000102", "02010000"},
-		{comp, "0102ffff00000003", "010203000000"},
-		{arr, "0000000100000002", "0100000002000000"},
-	} {
-		in, _ := hex.DecodeString(c.in)
-		if got := hex.EncodeToString(appendPackedLE(nil, c.t, in)); got != c.out {
-			t.Errorf("appendPackedLE(%s, %s) = %s, want %s", c.t, c.in, got, c.out)
 		}
 	}
 }

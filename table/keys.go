@@ -47,7 +47,7 @@ func keyKindOf(t *h5core.Datatype) keyKind {
 		}
 		return kUint
 	case h5core.ClassFloat:
-		if isIEEE(t) {
+		if t.IsIEEE() {
 			return kFloat
 		}
 	case h5core.ClassString, h5core.ClassOpaque:
@@ -102,14 +102,14 @@ func elemKey(k keyKind, t *h5core.Datatype, e []byte) key {
 	}
 	switch k {
 	case kInt:
-		return key{i: decodeInt(base, e)}
+		return key{i: base.Int64(e)}
 	case kUint:
-		return key{u: uint64(decodeInt(base, e))}
+		return key{u: uint64(base.Int64(e))}
 	case kFloat:
-		return key{f: decodeFloat(t, e)}
+		return key{f: t.Float64(e)}
 	case kBytes:
 		if t.Class == h5core.ClassString {
-			return key{s: string(stripString(t.StrPad, e[:t.Size]))}
+			return key{s: h5core.TrimString(e[:t.Size], t.StrPad)}
 		}
 		return key{s: string(e[:t.Size])}
 	}
@@ -141,7 +141,7 @@ func (rk *rowKeys) packed() []string {
 	out := make([]string, len(rk.keys))
 	var buf []byte
 	for i := range out {
-		buf = appendPackedLE(buf[:0], rk.t, rk.raw[i*size:(i+1)*size])
+		buf = rk.t.AppendPackedLE(buf[:0], rk.raw[i*size:(i+1)*size], 1)
 		out[i] = string(buf)
 	}
 	return out
@@ -199,23 +199,14 @@ func canonical(k keyKind, t *h5core.Datatype, e []byte, v key) []byte {
 	}
 	switch k {
 	case kInt, kUint:
-		if t.BitOffset == 0 && t.Precision == 8*t.Size {
-			return leBytes(t, e[:t.Size])
-		}
-		// the value's two's complement at the storage width: not the
-		// stored bits of a type with a partial precision or a bit offset
-		out := make([]byte, t.Size)
-		if k == kInt {
-			putLE(out, uint64(v.i))
-		} else {
-			putLE(out, v.u)
-		}
-		return out
+		// packing gives the value's two's complement at the storage
+		// width, not the stored bits of a partial-precision type
+		return t.AppendPackedLE(nil, e, 1)
 	case kFloat:
 		if v.f == 0 {
 			return make([]byte, t.Size)
 		}
-		return leBytes(t, e[:t.Size])
+		return t.AppendPackedLE(nil, e, 1)
 	}
 	return []byte(v.s)
 }

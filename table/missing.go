@@ -21,7 +21,7 @@ const (
 
 // isNaNElem reports whether a stored float element is a NaN.
 func isNaNElem(t *h5core.Datatype, b []byte) bool {
-	return isIEEE(t) && math.IsNaN(decodeFloat(t, b))
+	return t.IsIEEE() && math.IsNaN(t.Float64(b))
 }
 
 // missingAt reports whether stored element i of raw is missing under the
@@ -34,7 +34,7 @@ func (c *Column) missingAt(raw []byte, i int) bool {
 	case missNaN:
 		return isNaNElem(c.Type, e)
 	case missNegative:
-		return decodeInt(c.Type, e) < 0
+		return c.Type.Int64(e) < 0
 	}
 	return false
 }

@@ -250,7 +250,7 @@ func encodeUints(t *h5core.Datatype, vs []uint64) ([]byte, error) {
 		}
 		le = appendLE(le, v, t.Size)
 	}
-	return unpackLE(t, le, len(vs))
+	return t.AppendStored(nil, le, len(vs))
 }
 
 // errIndex is wrapped by the errors of an index a mutation cannot keep

@@ -145,9 +145,9 @@ func (si *SearchIndex) MinMax() ([]MinMaxEntry, error) {
 		out[i] = MinMaxEntry{
 			Min:       mn,
 			Max:       mx,
-			NaNCount:  uint64(decodeInt(counts[0].Type, e[counts[0].Offset:])),
-			FillCount: uint64(decodeInt(counts[1].Type, e[counts[1].Offset:])),
-			N:         uint64(decodeInt(counts[2].Type, e[counts[2].Offset:])),
+			NaNCount:  uint64(counts[0].Type.Int64(e[counts[0].Offset:])),
+			FillCount: uint64(counts[1].Type.Int64(e[counts[1].Offset:])),
+			N:         uint64(counts[2].Type.Int64(e[counts[2].Offset:])),
 		}
 	}
 	return out, nil
@@ -175,7 +175,7 @@ func (si *SearchIndex) Permutation() ([]uint64, error) {
 	}
 	out := make([]uint64, 0, nr)
 	for i := 0; i < int(si.rowsOf()); i++ {
-		if r := uint64(decodeInt(t, raw[i*t.Size:])); r < uint64(nr) {
+		if r := uint64(t.Int64(raw[i*t.Size:])); r < uint64(nr) {
 			out = append(out, r)
 		}
 	}

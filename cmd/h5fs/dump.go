@@ -70,7 +70,7 @@ func dumpText(w io.Writer, ds *h5core.Dataset) error {
 	}
 	attrs, err := ds.Attributes()
 	if err != nil {
-		fmt.Fprintf(w, "   ATTRIBUTES error: %v\n", err)
+		fmt.Fprintf(w, "   ATTRIBUTES error: %s\n", printable(err.Error()))
 	}
 	for _, a := range attrs {
 		v, err := a.Value()
@@ -80,7 +80,7 @@ func dumpText(w io.Writer, ds *h5core.Dataset) error {
 		} else {
 			s = h5core.FormatValue(v)
 		}
-		fmt.Fprintf(w, "   ATTRIBUTE %q %s = %s\n", a.Name, a.Type, s)
+		fmt.Fprintf(w, "   ATTRIBUTE %q %s = %s\n", a.Name, a.Type, printable(s))
 	}
 	fmt.Fprintf(w, "   DATA {\n")
 	shape := ds.Shape()
@@ -97,7 +97,7 @@ func dumpText(w io.Writer, ds *h5core.Dataset) error {
 			for _, i := range idx {
 				is = append(is, fmt.Sprint(i))
 			}
-			fmt.Fprintf(w, "   (%s): %s\n", strings.Join(is, ","), h5core.FormatValue(v))
+			fmt.Fprintf(w, "   (%s): %s\n", strings.Join(is, ","), printable(h5core.FormatValue(v)))
 			for k := len(idx) - 1; k >= 0; k-- {
 				idx[k]++
 				if idx[k] < shape[k] {

@@ -27,11 +27,18 @@ type lsEntry struct {
 	ChunkList  []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
 	Sparse     *lsSparse  `json:"sparse,omitempty"`
-	children   []*lsEntry // text output nesting
-	attrErr    string     // attribute decoding error (text)
-	chunkError string     // chunk listing error
-	obj        *h5core.Object
+	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
+	// dimension scale whose values were never written (all fill).
+	NetCDFDimension bool       `json:"netcdf_dimension,omitempty"`
+	children        []*lsEntry // text output nesting
+	attrErr         string     // attribute decoding error (text)
+	chunkError      string     // chunk listing error
+	obj             *h5core.Object
 }
+
+// netCDFDimensionName starts the NAME attribute netCDF-4 gives the dimension
+// scale of a dimension that has no coordinate variable.
+const netCDFDimensionName = "This is a netCDF dimension but not a netCDF variable."
 
 type lsAttr struct {
 	Name  string   `json:"name"`
@@ -152,6 +159,9 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 			la.Value = jsonValue(v)
 		}
 		e.Attributes = append(e.Attributes, la)
+		if name, ok := la.Value.(string); ok && la.Name == "NAME" && strings.HasPrefix(name, netCDFDimensionName) {
+			e.NetCDFDimension = true
+		}
 	}
 	if o.Kind() != h5core.KindDataset {
 		return e
@@ -190,10 +200,10 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 }
 
 func printEntry(w io.Writer, e *lsEntry, verbose bool) {
-	fmt.Fprintf(w, "%-30s %s\n", e.Path, headline(e))
+	fmt.Fprintf(w, "%-30s %s\n", printName(e.Path), headline(e))
 	ind := "    "
 	if e.Error != "" {
-		fmt.Fprintf(w, "%sError: %s\n", ind, e.Error)
+		fmt.Fprintf(w, "%sError: %s\n", ind, printable(e.Error))
 	}
 	if e.Kind == "dataset" {
 		fmt.Fprintf(w, "%sType:      %s\n", ind, e.Dtype)
@@ -202,6 +212,9 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 			layout += fmt.Sprintf(" %s, index %s", dims(e.Chunks, nil), e.ChunkIndex)
 		}
 		fmt.Fprintf(w, "%sLayout:    %s\n", ind, layout)
+		if e.NetCDFDimension {
+			fmt.Fprintf(w, "%snetCDF:    a dimension without a variable (its values were never written)\n", ind)
+		}
 		if len(e.Filters) > 0 {
 			var fs []string
 			for _, f := range e.Filters {
@@ -225,7 +238,7 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 				fmt.Fprintf(w, "%s  chunk %v addr %#x size %d mask %#x\n", ind, c.Offset, c.Addr, c.Size, c.Mask)
 			}
 			if e.chunkError != "" {
-				fmt.Fprintf(w, "%s  Error: %s\n", ind, e.chunkError)
+				fmt.Fprintf(w, "%s  Error: %s\n", ind, printable(e.chunkError))
 			}
 		}
 	}
@@ -234,10 +247,10 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		if a.Error != "" {
 			val = "error: " + a.Error
 		}
-		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, a.Name, dims(a.Shape, nil), a.Type, val)
+		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, printName(a.Name), dims(a.Shape, nil), a.Type, printable(val))
 	}
 	if e.attrErr != "" {
-		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, e.attrErr)
+		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, printable(e.attrErr))
 	}
 	for _, c := range e.children {
 		printEntry(w, c, verbose)
@@ -257,9 +270,9 @@ func headline(e *lsEntry) string {
 		}
 		return "Dataset " + dims(e.Shape, e.MaxShape)
 	case "softlink":
-		return "Soft Link {" + e.Target + "}"
+		return "Soft Link {" + printName(e.Target) + "}"
 	case "externallink":
-		return "External Link {" + e.File + "/" + e.Target + "}"
+		return "External Link {" + printName(e.File) + "/" + printName(e.Target) + "}"
 	case "datatype":
 		return "Type"
 	}

@@ -122,14 +122,14 @@ func unmountCommand(mp string) string {
 // buffers. A scan of a 4 GB column turns that over many times a second,
 // so with Go's default GOGC=100 the heap grows to twice the live data
 // between collections (about 300-400 MB streaming an Arrow view of a gzip
-// column). Half the default chunk cache is still a few times a sequential
-// scan's read-ahead window, and collecting at 1.5x the live heap costs
+// column). Three quarters of the default chunk cache still hold a
+// sequential scan's read-ahead window (h5core sizes it to the cache), and collecting at 1.5x the live heap costs
 // little since pointer-free buffers are not scanned: together they keep a
 // streaming mount near 200 MB. GOGC in the environment still wins.
 // A directory mount gives each of its (at most 64) open files a small
 // chunk cache of its own.
 const (
-	mountChunkCache = 32 << 20
+	mountChunkCache = 48 << 20
 	dirChunkCache   = 4 << 20
 	mountGCPercent  = 50
 )

@@ -4,7 +4,8 @@
   filters_roundtrip.py create FILE SPEC.json
       Creates one empty chunked 1-D dataset per SPEC entry
       {"name", "dtype" (numpy string, e.g. "<i4"), "type" (optional:
-      {"precision", "offset"} for an n-bit integer type), "shape", "chunk",
+      {"precision", "offset"} for an n-bit integer type), "fill" (optional),
+      "shape", "chunk",
       "filters": [[id, flags, [cd...]], ...]} through the low-level API, so
       libhdf5 itself fills in the filters' client data (set_local).
 
@@ -38,6 +39,8 @@ def create(path, spec_path):
             space = h5py.h5s.create_simple(tuple(d["shape"]), tuple(d["shape"]))
             dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
             dcpl.set_chunk(tuple(d["chunk"]))
+            if d.get("fill"):
+                dcpl.set_fill_value(np.array(d["fill"], dtype=dt))
             for fid, flags, cd in d["filters"]:
                 dcpl.set_filter(fid, flags, tuple(cd))
             h5py.h5d.create(f.id, d["name"].encode(), tid, space, dcpl)

@@ -3,6 +3,7 @@ package fuse_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +19,10 @@ import (
 
 // hostileScript writes the hostile corpus (testdata/hostile.py).
 const hostileScript = "testdata/hostile.py"
+
+// rssBudget is the most memory (resident set) the test process, which
+// serves the mounts, may take while the hostile corpus is walked.
+const rssBudget = 512 << 20
 
 // hangLimit is how long one file's whole walk may take before the test
 // calls it hung: every case here answers in well under a second.
@@ -36,12 +41,21 @@ func hostileCorpus(t *testing.T) string {
 
 // hostileCase is one file of the corpus: the symbolic links it must show
 // (path below the mount -> where they resolve, "" for the mount itself),
-// the paths that must read as EIO, and what the log must then say.
+// names it must show, the paths that must read as EIO or fail to open
+// with EFBIG, extended
+// attributes (path -> name -> value, "E2BIG" for a refusal), and what the
+// log must then say.
 type hostileCase struct {
-	file  string
-	links map[string]string
-	eio   []string
-	logs  []string
+	file   string
+	links  map[string]string
+	names  []string
+	eio    []string
+	efbig  []string
+	xattrs map[string]map[string]string
+	logs   []string
+	// walk, if set, is how many entries to walk (a file with endless
+	// paths); all of them when 0.
+	walk int
 }
 
 var hostileCases = []hostileCase{
@@ -59,6 +73,29 @@ var hostileCases = []hostileCase{
 		eio:  []string{"passwd", "other", "xp"},
 		logs: []string{`external link to "/" in "/etc/passwd"`, `external link to "/g" in "../../other.h5"`},
 	},
+	{file: "collide.h5",
+		names: []string{"_table.csv", "_table.arrow", "_table.parquet", "%5Ftable.csv", "%5Ftable.arrow", "%5Ftable.raw",
+			"b.csv", "%62.csv/x.csv", "%62.csv/%78.csv"},
+		xattrs: map[string]map[string]string{"%62.csv/%78.csv": {"user.mine": "7"}},
+		logs:   []string{`"_table" is shown as "%5Ftable.`, `"b.csv" is shown as "%62.csv"`},
+	},
+	{file: "attrs.h5",
+		xattrs: map[string]map[string]string{
+			"odd": {"user.new%0Aline": "5", "user.%FF%FEbad": "5", "user.%2Edot": "5", "user.%1B[31mred": "5", "user.plain": "5",
+				"user.big": "E2BIG"},
+			"many":       {"user.a0000": "0", "user.a2999": "428.42857142857144"},
+			"many/d.csv": {},
+		},
+		logs: []string{`attribute "big": 688890 bytes as text`},
+	},
+	{file: "huge.h5",
+		names: []string{"huge.raw", "huge.npy", "big/x.raw"},
+		efbig: []string{"huge.csv", "big.csv", "big.arrow", "big.parquet", "big/x.csv", "big/x.arrow"},
+		logs:  []string{"huge.csv: about ", "over the 68719476736 bytes a view that needs a sizing pass may have"},
+	},
+	{file: "diamond.h5", walk: 20000,
+		names: []string{"top/" + strings.Repeat("a/b/", 20) + "end.csv", "L39/b/end.raw"},
+	},
 	{file: "softbomb.h5",
 		links: map[string]string{"bomb/l16": "bomb"},
 		eio:   []string{"top"},
@@ -72,6 +109,8 @@ var hostileCases = []hostileCase{
 // and refusals are the expected ones, and nothing hangs.
 func TestHostile(t *testing.T) {
 	dir := hostileCorpus(t)
+	stop := sampleRSS(t)
+	defer stop()
 	for _, c := range hostileCases {
 		t.Run(c.file, func(t *testing.T) {
 			var logs syncBuffer
@@ -79,12 +118,28 @@ func TestHostile(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				walkHostile(t, mp)
+				walkHostile(t, mp, c.walk)
 				for p, want := range c.links {
 					got, err := filepath.EvalSymlinks(filepath.Join(mp, p))
 					if err != nil || got != filepath.Join(mp, want) {
 						t.Errorf("%s resolves to %q (%v), want %q", p, got, err, filepath.Join(mp, want))
 					}
+				}
+				for _, p := range c.names {
+					if _, err := os.Lstat(filepath.Join(mp, p)); err != nil {
+						t.Error(err)
+					}
+				}
+				for _, p := range c.efbig {
+					if f, err := os.Open(filepath.Join(mp, p)); !errors.Is(err, syscall.EFBIG) {
+						t.Errorf("%s: open: %v, want EFBIG", p, err)
+						if err == nil {
+							f.Close()
+						}
+					}
+				}
+				for p, want := range c.xattrs {
+					xattrsAnswer(t, filepath.Join(mp, p), want)
 				}
 				for _, p := range c.eio {
 					if _, err := os.ReadFile(filepath.Join(mp, p)); !errors.Is(err, syscall.EIO) {
@@ -106,15 +161,21 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-// walkHostile walks the whole mount mp without following symbolic links:
-// every directory lists, and every symbolic link stays inside mp.
-func walkHostile(t *testing.T, mp string) {
+// walkHostile walks the mount mp (its first limit entries, if limit is
+// set) without following symbolic links: every directory lists, every
+// extended attribute answers and every symbolic link stays inside mp.
+func walkHostile(t *testing.T, mp string, limit int) {
+	n := 0
 	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			t.Errorf("walk %s: %v", p, err)
 			return nil
 		}
+		if n++; limit > 0 && n > limit {
+			return fs.SkipAll
+		}
 		if d.Type()&fs.ModeSymlink == 0 {
+			xattrsAnswer(t, p, nil)
 			return nil
 		}
 		if err := within(mp, p); err != nil {
@@ -128,6 +189,61 @@ func walkHostile(t *testing.T, mp string) {
 	if err != nil {
 		t.Error(err)
 	}
+}
+
+// xattrsAnswer lists the extended attributes of p and reads each: every
+// one answers (with E2BIG past the documented limit); want, when set,
+// holds exactly the names p must have and their values.
+func xattrsAnswer(t *testing.T, p string, want map[string]string) {
+	n, err := syscall.Listxattr(p, nil)
+	if err != nil {
+		t.Errorf("listxattr %s: %v", p, err)
+		return
+	}
+	buf := make([]byte, n)
+	if n, err = syscall.Listxattr(p, buf); err != nil {
+		t.Errorf("listxattr %s: %v", p, err)
+		return
+	}
+	got := map[string]string{}
+	for _, name := range strings.Split(strings.TrimSuffix(string(buf[:n]), "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		v, err := getxattr(p, name)
+		switch {
+		case errors.Is(err, syscall.E2BIG):
+			v = "E2BIG"
+		case err != nil:
+			t.Errorf("getxattr %s %s: %v", p, name, err)
+		}
+		got[name] = v
+	}
+	if want == nil {
+		return
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s: xattr %q = %q, want %q", p, name, got[name], v)
+		}
+	}
+	if len(want) == 0 && len(got) != 0 || len(want) > 0 && len(got) < len(want) {
+		t.Errorf("%s: xattrs %q, want %q", p, got, want)
+	}
+}
+
+// getxattr reads the extended attribute name of p.
+func getxattr(p, name string) (string, error) {
+	n, err := syscall.Getxattr(p, name, nil)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, n)
+	n, err = syscall.Getxattr(p, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
 }
 
 // within follows the symbolic link at p (inside mount mp) step by step,
@@ -179,6 +295,54 @@ func within(mp, p string) error {
 		return nil
 	}
 	return walk(strings.Split(rel, "/"))
+}
+
+// sampleRSS samples the test process's resident set (the daemon of its
+// mounts) every 20 ms until the returned stop is called, which fails the
+// test if it ever exceeded rssBudget.
+func sampleRSS(t *testing.T) (stop func()) {
+	done := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		var max int64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if r := rss(); r > max {
+				max = r
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		max := <-peak
+		t.Logf("peak RSS %d MiB (budget %d MiB)", max>>20, rssBudget>>20)
+		if max == 0 || max > rssBudget {
+			t.Errorf("peak RSS %d MiB, budget %d MiB", max>>20, rssBudget>>20)
+		}
+	}
+}
+
+// rss returns the resident set of this process in bytes (0 if unknown).
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // syncBuffer is a log writer safe for the file system's goroutines.

@@ -82,3 +82,66 @@ with h5py.File(p, "w", libver="latest") as f:
     g["l16"] = h5py.SoftLink(".")
     f["top"] = h5py.SoftLink("/bomb/l0")
     small(f, "good")
+
+
+def str_attr(obj, name, value, size=None):
+    """A scalar fixed-length ASCII string attribute, as HEP001 wants."""
+    b = value.encode()
+    size = size or len(b) + 1
+    tid = h5py.h5t.C_S1.copy()
+    tid.set_size(size)
+    a = h5py.h5a.create(obj.id, name.encode(), tid, h5py.h5s.create(h5py.h5s.SCALAR))
+    a.write(np.array(b, dtype="S%d" % size), mtype=tid)
+
+
+# collide.h5: a root table whose column "_table" would make the files the
+# root table's own views are called, a group "b.csv" beside column b, and
+# a group "x.csv" beside dataset x.
+p = os.path.join(out, "collide.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    str_attr(f, "CLASS", "COLUMN_TABLE", size=13)
+    str_attr(f, "VERSION", "1.0")
+    f.attrs.create("NROWS", np.uint64(3))
+    f.attrs["column-order"] = np.array([b"_table", b"b"], dtype="S7")
+    f.create_dataset("_table", data=np.array([1, 2, 3], dtype="<i4"))
+    f.create_dataset("b", data=np.array([4, 5, 6], dtype="<i4"))
+    g = f.create_group("b.csv")
+    small(g, "x")
+    g.create_group("x.csv").attrs["mine"] = 7
+
+# attrs.h5: attribute names with a newline, bytes that are not UTF-8, a
+# leading dot; an attribute too long for an extended attribute; an object
+# with 3,000 attributes.
+p = os.path.join(out, "attrs.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    g = f.create_group("odd")
+    for name in [b"new\nline", b"\xff\xfebad", b".dot", b"\x1b[31mred", b"plain"]:
+        h5py.h5a.create(g.id, name, h5py.h5t.STD_I32LE, h5py.h5s.create(h5py.h5s.SCALAR)).write(np.array(5, dtype="<i4"))
+    g.attrs["big"] = np.arange(100000, dtype="<i4")
+    m = f.create_group("many")
+    for i in range(3000):
+        m.attrs["a%04d" % i] = np.float64(i) / 7
+    small(m, "d")
+
+# huge.h5: a 2^40-element dataset never written (a few hundred bytes on
+# disk), and a table whose NROWS is 2^40 over such columns.
+p = os.path.join(out, "huge.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    f.create_dataset("huge", shape=(1 << 40,), dtype="<f8", chunks=(1 << 20,))
+    g = f.create_group("big")
+    str_attr(g, "CLASS", "COLUMN_TABLE", size=13)
+    str_attr(g, "VERSION", "1.0")
+    g.attrs.create("NROWS", np.uint64(1 << 40))
+    g.create_dataset("x", shape=(1 << 40,), dtype="<i4", chunks=(1 << 20,), fillvalue=7)
+    small(f, "good")
+
+# diamond.h5: 40 levels of groups, each holding two hard links ("a", "b")
+# to the next: 2^40 paths to the last level.
+p = os.path.join(out, "diamond.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    levels = [f.create_group("L%02d" % i) for i in range(41)]
+    for i in range(40):
+        levels[i]["a"] = levels[i + 1]
+        levels[i]["b"] = levels[i + 1]
+    small(levels[40], "end")
+    f["top"] = levels[0]

@@ -217,7 +217,9 @@ class IntType(CType):
         return self.bits(v).to_bytes(self.size, "little" if self.order == "<" else "big")
 
     def raw_le(self, v):
-        return self.bits(v).to_bytes(self.size, "little")
+        # the value as libhdf5 reads it (shifted down, sign-extended), at
+        # the storage width: <col>.raw packs like <dataset>.raw
+        return self.canon(v)
 
     def canon(self, v):
         # section 10.7: the value's two's complement at the storage width

@@ -1,0 +1,45 @@
+package arrowexport
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/table"
+)
+
+// benchTable opens table t of a file bench/fuse_bench.sh made in
+// $BENCH_DIR (default /tmp/h5fs-bench), or skips.
+func benchTable(b *testing.B, name string) *Table {
+	dir := os.Getenv("BENCH_DIR")
+	if dir == "" {
+		dir = "/tmp/h5fs-bench"
+	}
+	f, err := h5core.Open(filepath.Join(dir, name))
+	if err != nil {
+		b.Skipf("%v: run bench/fuse_bench.sh once to make the benchmark files", err)
+	}
+	b.Cleanup(func() { f.Close() })
+	t, err := table.Open(f, "/t", table.Lenient)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return FromTable(t)
+}
+
+// BenchmarkParquetFinalizeP4 measures opening t.parquet of P4's table
+// (5e7 rows of three fixed-width columns with CHUNK_MINMAX indexes): the
+// layout from the indexes, no data read.
+func BenchmarkParquetFinalizeP4(b *testing.B) {
+	t := benchTable(b, "p4.h5")
+	for b.Loop() {
+		v, err := NewParquetView(t, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := v.Finalize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
