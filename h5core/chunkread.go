@@ -278,14 +278,31 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 // dimension at a time: run fills dst from the chunk's decoded bytes at
 // src. A chunk that was never written (fill) gets the fill value instead.
 func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, run func(dst []byte, src int64), fill bool) {
-	g := ds.geom
+	chunkRuns(ds.geom, s, off, off+int64(len(p)), func(cByte, pByte, n int64) {
+		if fill {
+			fillRepeat(p[pByte:pByte+n], ds.fill, off+pByte)
+		} else {
+			run(p[pByte:pByte+n], cByte)
+		}
+	})
+}
+
+// chunkRuns calls fn for every run of contiguous elements (a row of the
+// chunk's last dimension) that chunk s holds inside the current extent
+// and that overlaps the dataset's byte range [off, end), clipped to that
+// range: the run's byte offset in the decoded chunk, its byte offset from
+// off, and its length in bytes. Runs come in the dataset's row-major
+// order. Readers (copyChunk) and writers (dsWriter.writeChunked) share it.
+func chunkRuns(g *chunkGeom, s []uint64, off, end int64, fn func(cByte, pByte, n int64)) {
 	rank := len(g.dims)
 	es := int64(g.elemSize)
-	end := off + int64(len(p))
 	origin := make([]uint64, rank)
 	valid := make([]uint64, rank)
 	for i := range s {
 		origin[i] = s[i] * g.chunk[i]
+		if origin[i] >= g.dims[i] {
+			return
+		}
 		valid[i] = min(g.chunk[i], g.dims[i]-origin[i])
 	}
 	// strides in elements, in the chunk and in the dataset
@@ -301,22 +318,17 @@ func (ds *Dataset) copyChunk(p []byte, off int64, s []uint64, run func(dst []byt
 	t := make([]uint64, rank) // position inside the chunk; t[rank-1] stays 0
 	for {
 		var cIdx, dIdx int64
-		for i := 0; i < rank; i++ {
+		for i := range rank {
 			cIdx += int64(t[i]) * cstride[i]
 			dIdx += int64(origin[i]+t[i]) * dstride[i]
 		}
 		b0, b1 := dIdx*es, dIdx*es+runLen
-		if b1 > off && b0 < end {
-			lo, hi := max(b0, off), min(b1, end)
-			src := cIdx*es + (lo - b0)
-			if fill {
-				fillRepeat(p[lo-off:hi-off], ds.fill, lo)
-			} else {
-				run(p[lo-off:hi-off], src)
-			}
-		}
 		if b0 >= end {
 			return // later runs of this chunk lie further on
+		}
+		if b1 > off {
+			lo, hi := max(b0, off), min(b1, end)
+			fn(cIdx*es+(lo-b0), lo-off, hi-lo)
 		}
 		i := rank - 2
 		for ; i >= 0; i-- {

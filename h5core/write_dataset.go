@@ -157,11 +157,8 @@ func (d *dsWriter) writeAt(p []byte, off int64) error {
 		if err != nil {
 			return err
 		}
-		chunkRuns(g, s, func(cByte, dByte, n int64) {
-			lo, hi := max(dByte, off), min(dByte+n, off+int64(len(p)))
-			if lo < hi {
-				copy(data[cByte+lo-dByte:], p[lo-off:hi-off])
-			}
+		chunkRuns(g, s, off, off+int64(len(p)), func(cByte, pByte, n int64) {
+			copy(data[cByte:cByte+n], p[pByte:pByte+n])
 		})
 		if err := d.store(s, data, old); err != nil {
 			return err
@@ -388,50 +385,4 @@ func (d *dsWriter) setLayout(addr uint64, size uint64, mask uint32) error {
 	d.ds.layout.addr = addr
 	d.ds.layout.singleSize, d.ds.layout.singleMask = size, mask
 	return nil
-}
-
-// chunkRuns calls fn for every run of contiguous elements that chunk s
-// holds inside the current extent: its byte offset in the chunk, in the
-// dataset's row-major order, and its length in bytes.
-func chunkRuns(g *chunkGeom, s []uint64, fn func(cByte, dByte, n int64)) {
-	rank := len(g.dims)
-	es := int64(g.elemSize)
-	origin := make([]uint64, rank)
-	valid := make([]uint64, rank)
-	for i := range s {
-		origin[i] = s[i] * g.chunk[i]
-		if origin[i] >= g.dims[i] {
-			return
-		}
-		valid[i] = min(g.chunk[i], g.dims[i]-origin[i])
-	}
-	cstride := make([]int64, rank)
-	dstride := make([]int64, rank)
-	cs, dsz := int64(1), int64(1)
-	for i := rank - 1; i >= 0; i-- {
-		cstride[i], dstride[i] = cs, dsz
-		cs *= int64(g.chunk[i])
-		dsz *= int64(g.dims[i])
-	}
-	runLen := int64(valid[rank-1]) * es
-	t := make([]uint64, rank)
-	for {
-		var cIdx, dIdx int64
-		for i := range rank {
-			cIdx += int64(t[i]) * cstride[i]
-			dIdx += int64(origin[i]+t[i]) * dstride[i]
-		}
-		fn(cIdx*es, dIdx*es, runLen)
-		i := rank - 2
-		for ; i >= 0; i-- {
-			t[i]++
-			if t[i] < valid[i] {
-				break
-			}
-			t[i] = 0
-		}
-		if i < 0 {
-			return
-		}
-	}
 }
