@@ -46,55 +46,11 @@ func appendTx(rw *h5core.RW) error {
 // new file; before recovery it opens the file and sees the old or the
 // new NROWS, with the new data whenever NROWS is new.
 func replayAppend(t *testing.T, fixture string, rec *crashtest.Recorder) (int, error) {
-	p := copyFixture(t, fixture)
-	snap, err := crashtest.Take(p, h5core.JournalPath(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := crashtest.Digest(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := appendTx(rw); err != nil {
-		t.Fatal(err)
-	}
-	if err := rw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := crashtest.Digest(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldD, newD := old[p], cur[p]
-	if oldD.Error != "" || newD.Error != "" || reflect.DeepEqual(oldD, newD) {
-		t.Fatalf("libhdf5 before and after the append: %q / %q (or no change)", oldD.Error, newD.Error)
-	}
-	ops := rec.Ops()
-	crashes, err := crashtest.Replay(snap, ops, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(crashes), crashtest.Check(crashes, ops, p, func(c crashtest.Crash, before, after crashtest.FileDigest) error {
-		if !reflect.DeepEqual(after, oldD) && !reflect.DeepEqual(after, newD) {
-			return fmt.Errorf("after recovery libhdf5 sees neither the old nor the new file (error %q)", after.Error)
-		}
-		if before.Error != "" {
-			return fmt.Errorf("before recovery libhdf5 fails: %s", before.Error)
-		}
-		switch before.Attrs["/t"]["NROWS"] {
-		case oldD.Attrs["/t"]["NROWS"]:
-		case newD.Attrs["/t"]["NROWS"]:
-			for _, p := range []string{"/t/a", "/t/many"} {
-				if !reflect.DeepEqual(before.Datasets[p], newD.Datasets[p]) {
-					return fmt.Errorf("before recovery NROWS is new but %s is not", p)
-				}
+	return crashtest.CheckNROWSCommit(t, copyFixture(t, fixture), "/t", rec, appendTx, func(before, newD crashtest.FileDigest) error {
+		for _, p := range []string{"/t/a", "/t/many"} {
+			if !reflect.DeepEqual(before.Datasets[p], newD.Datasets[p]) {
+				return fmt.Errorf("before recovery NROWS is new but %s is not", p)
 			}
-		default:
-			return fmt.Errorf("before recovery NROWS is %v", before.Attrs["/t"]["NROWS"])
 		}
 		return nil
 	})
