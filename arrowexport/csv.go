@@ -141,6 +141,10 @@ func (v *CSVView) measure() ([]int64, error) {
 		nullLen = 2 // ""
 	}
 	return measureBlocks(int64(len(v.header)), nb, unknownWidth, func(i int, scratch []byte) (n int64, _ []byte, err error) {
+		start, rows := unitRange(i, v.block, v.rows)
+		if n, fill, err := fillBlockLen(v.t, start, rows, nullLen); fill || err != nil {
+			return n, scratch, err // never written: sized from one row
+		}
 		err = v.withBlock(i, func(arrs []arrow.Array) {
 			n = int64(arrs[0].Len() * len(arrs)) // the commas and line ends
 			for _, a := range arrs {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/h5fs/h5fs/h5core"
@@ -128,6 +129,9 @@ type datasetRows struct {
 	wide   bool
 	ncols  int
 	blocks sharedBlocks
+
+	fillMu   sync.Mutex
+	fillMemo fillMemo
 }
 
 // datasetPart is one element of a row: its name, byte offset and type.

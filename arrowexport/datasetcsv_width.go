@@ -75,3 +75,74 @@ func maxMemberName(t *h5core.Datatype) int64 {
 
 // base64Len is the length of the base64 text of n bytes.
 func base64Len(n int) int64 { return int64(n+2) / 3 * 4 }
+
+// fillSource is implemented by columns that can tell from the storage
+// layout alone (no data read) that a range of rows holds only the fill
+// value, so that a text view sizes such a range arithmetically: one row's
+// width times the rows, whatever their number.
+type fillSource interface {
+	// allFill reports whether rows [start, start+n) are all fill.
+	allFill(start, n int64) (bool, error)
+}
+
+// allFill reports whether rows [start, start+n) lie in storage never
+// written (chunks never allocated).
+func (c datasetColumn) allFill(start, n int64) (bool, error) {
+	return c.r.allFill(start, n)
+}
+
+// allFill answers datasetColumn.allFill for every column of the rows,
+// asking the chunk index once per range for the columns of one block.
+func (r *datasetRows) allFill(start, n int64) (bool, error) {
+	r.fillMu.Lock()
+	if m := r.fillMemo; m.valid && m.start == start && m.n == n {
+		r.fillMu.Unlock()
+		return m.fill, nil
+	}
+	r.fillMu.Unlock()
+	fill, err := r.ds.AllFill(start*r.rec, (start+n)*r.rec)
+	if err != nil {
+		return false, err
+	}
+	r.fillMu.Lock()
+	r.fillMemo = fillMemo{valid: true, start: start, n: n, fill: fill}
+	r.fillMu.Unlock()
+	return fill, nil
+}
+
+// fillMemo is the last answer of datasetRows.allFill.
+type fillMemo struct {
+	valid    bool
+	start, n int64
+	fill     bool
+}
+
+// fillBlockLen returns the CSV length of rows [start, start+n) of t when
+// every column says they are all fill: n times the length of the first
+// row (nullLen for a missing value), with no other row read; ok is false
+// when some column cannot say so.
+func fillBlockLen(t *Table, start, n, nullLen int64) (length int64, ok bool, err error) {
+	if n == 0 {
+		return 0, false, nil
+	}
+	for _, c := range t.Columns {
+		f, is := c.(fillSource)
+		if !is {
+			return 0, false, nil
+		}
+		if ok, err := f.allFill(start, n); !ok || err != nil {
+			return 0, false, err
+		}
+	}
+	arrs, err := t.readColumnsInto(start, 1, make([][]byte, len(t.Columns)))
+	if err != nil {
+		return 0, false, err
+	}
+	defer releaseAll(arrs)
+	row := int64(len(arrs)) // the commas and the line end
+	for _, a := range arrs {
+		k, _ := fieldsLen(a, nullLen, nil)
+		row += k
+	}
+	return n * row, true, nil
+}

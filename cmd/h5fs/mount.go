@@ -82,17 +82,19 @@ func runMount(args []string, w io.Writer) error {
 // mounter returns the function that mounts src at mp: one HDF5 file, or
 // every HDF5 file below directory src; done closes what it opened.
 func mounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fuse.Server, error), done func(), err error) {
+	topt := treeOptions(l)
+	topt.MaxSizedView = mo.MaxViewSize
 	if st, err := os.Stat(src); err == nil && st.IsDir() {
-		d, err := fsnode.NewDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: dirChunkCache}})
+		d, err := fsnode.NewDir(src, fsnode.DirOptions{Tree: topt, File: h5core.Options{ChunkCacheBytes: dirChunkCache}})
 		if err != nil {
 			return nil, nil, err
 		}
 		return func() (*fuse.Server, error) { return fsnode.MountDir(d, mp, mo.MountOptions) }, d.Close, nil
 	}
 	if mo.RW {
-		return rwMounter(src, mp, mo, l)
+		return rwMounter(src, mp, mo, topt)
 	}
-	d, err := fsnode.NewFileDir(src, fsnode.DirOptions{Tree: treeOptions(l), File: h5core.Options{ChunkCacheBytes: mountChunkCache}})
+	d, err := fsnode.NewFileDir(src, fsnode.DirOptions{Tree: topt, File: h5core.Options{ChunkCacheBytes: mountChunkCache}})
 	if err != nil {
 		return nil, nil, err
 	}

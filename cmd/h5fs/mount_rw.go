@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"log"
 
 	"github.com/h5fs/h5fs/fsnode"
 	"github.com/h5fs/h5fs/h5core"
@@ -12,7 +11,7 @@ import (
 // rwMounter is mounter for `-o rw`: the file is opened for writing (taking
 // libhdf5's lock and rolling back a hot journal first), the tree reads a
 // snapshot of it, and table files take appends and truncation.
-func rwMounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*fuse.Server, error), done func(), err error) {
+func rwMounter(src, mp string, mo mountOptions, opt fsnode.Options) (mount func() (*fuse.Server, error), done func(), err error) {
 	rw, err := h5core.OpenRW(src)
 	if err != nil {
 		return nil, nil, err
@@ -21,7 +20,6 @@ func rwMounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*f
 	if err != nil {
 		return nil, nil, errors.Join(err, rw.Close())
 	}
-	opt := treeOptions(l)
 	opt.RW = rw
 	tree, err := fsnode.New(f, opt)
 	if err != nil {
@@ -30,7 +28,7 @@ func rwMounter(src, mp string, mo mountOptions, l *log.Logger) (mount func() (*f
 	done = func() {
 		tree.PendingRows()
 		if err := rw.Close(); err != nil {
-			l.Printf("h5fs: %s: %v", src, err)
+			opt.Log.Printf("h5fs: %s: %v", src, err)
 		}
 	}
 	return func() (*fuse.Server, error) { return fsnode.MountWith(tree, mp, mo.MountOptions) }, done, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +15,9 @@ type mountOptions struct {
 	fsnode.MountOptions
 	// RW mounts read-write: tables take appends and truncation.
 	RW bool
+	// MaxViewSize is fsnode.Options.MaxSizedView (max_view_size=N, with
+	// an optional K, M, G or T suffix: powers of 1024); 0 is the default.
+	MaxViewSize int64
 }
 
 // ignoredOptions are the generic mount(8) and fstab options a FUSE mount
@@ -49,11 +53,31 @@ func parseMountOptions(opts []string) (mountOptions, error) {
 			} else {
 				mo.GID = uint32(n)
 			}
+		case key == "max_view_size" && hasVal:
+			n, err := parseByteSize(val)
+			if err != nil {
+				return mo, fmt.Errorf("mount option %q: %v", o, err)
+			}
+			mo.MaxViewSize = n
 		default:
-			return mo, fmt.Errorf("mount option %q is not supported (ro, rw, allow_other, uid=N, gid=N)", o)
+			return mo, fmt.Errorf("mount option %q is not supported (ro, rw, allow_other, uid=N, gid=N, max_view_size=N)", o)
 		}
 	}
 	return mo, nil
+}
+
+// parseByteSize parses a positive byte count with an optional K, M, G or
+// T suffix (powers of 1024).
+func parseByteSize(s string) (int64, error) {
+	shift := 0
+	if i := strings.IndexByte("KMGT", strings.ToUpper(s+" ")[len(s)-1]); s != "" && i >= 0 {
+		shift, s = 10*(i+1), s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("not a byte count (N, NK, NM, NG or NT)")
+	}
+	return n << shift, nil
 }
 
 // listFlag is a flag that may be given several times.

@@ -1,0 +1,24 @@
+#!/usr/bin/python3
+"""Writes arrowexport/testdata/fill.h5 with Debian's h5py: datasets whose
+storage is partly or never written, for the arithmetic sizing of fill
+runs in text views (datasetcsv_width.go)."""
+import sys
+import h5py
+import numpy as np
+
+out = sys.argv[1] if len(sys.argv) > 1 else "fill.h5"
+with h5py.File(out, "w") as f:
+    def add(name, **kw):
+        return f.create_dataset(name, track_times=False, **kw)
+
+    # two chunks of 100 written, the rest fill
+    g = add("gaps", shape=(1_000_000,), dtype="<f8", chunks=(10_000,), fillvalue=2.5,
+            compression="gzip")
+    g[0:10_000] = np.arange(10_000) / 8
+    g[500_000:510_000] = -np.arange(10_000)
+    # a matrix, never written
+    add("never2", shape=(200_000, 3), dtype="<i4", chunks=(1_000, 3), fillvalue=-7)
+    # contiguous storage never allocated
+    add("contig", shape=(100_000,), dtype="<f4", fillvalue=0.125)
+    # 2^32 rows never written: sized without a pass over them
+    add("never_big", shape=(1 << 32,), dtype="<f8", chunks=(1 << 20,), fillvalue=2.5)
