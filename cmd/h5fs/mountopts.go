@@ -70,8 +70,10 @@ func parseMountOptions(opts []string) (mountOptions, error) {
 // T suffix (powers of 1024).
 func parseByteSize(s string) (int64, error) {
 	shift := 0
-	if i := strings.IndexByte("KMGT", strings.ToUpper(s + " ")[len(s)-1]); s != "" && i >= 0 {
-		shift, s = 10*(i+1), s[:len(s)-1]
+	if s != "" {
+		if i := strings.IndexByte("KMGT", strings.ToUpper(s)[len(s)-1]); i >= 0 {
+			shift, s = 10*(i+1), s[:len(s)-1]
+		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || n > math.MaxInt64>>shift {

@@ -20,6 +20,7 @@ func TestParseMountOptions(t *testing.T) {
 		{opts: "max_view_size=G", bad: true},
 		{opts: "max_view_size=9000000T", bad: true},
 		{opts: "max_view_size", bad: true},
+		{opts: "max_view_size=", bad: true},
 		{opts: "uid=x", bad: true},
 	} {
 		mo, err := parseMountOptions([]string{c.opts})
