@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -53,6 +54,10 @@ type hostileCase struct {
 	efbig  []string
 	xattrs map[string]map[string]string
 	logs   []string
+	// sizes are files whose size, once opened, must be the one given;
+	// zeros are files to read whole, all of whose bytes are 0.
+	sizes map[string]int64
+	zeros []string
 }
 
 var hostileCases = []hostileCase{
@@ -88,6 +93,7 @@ var hostileCases = []hostileCase{
 	{file: "huge.h5",
 		names: []string{"huge.raw", "huge.npy", "big/x.raw"},
 		efbig: []string{"huge.csv", "big.csv", "big.arrow", "big.parquet", "big/x.csv", "big/x.arrow"},
+		sizes: map[string]int64{"mid.csv": int64(len("mid\n")) + 1<<30*int64(len("0\n"))},
 		logs:  []string{"huge.csv: about ", "over the 68719476736 bytes a view that needs a sizing pass may have"},
 	},
 	// 2^40 paths, walked to the end: each group is a directory once, at
@@ -95,6 +101,11 @@ var hostileCases = []hostileCase{
 	{file: "diamond.h5",
 		links: map[string]string{"top": "L00", "L00/a": "L01", "L00/b": "L01", "L39/b": "L40"},
 		names: []string{"top/a/b", "L37/a/b/a/end.csv", "L39/b/end.raw"},
+	},
+	{file: "bomb.h5",
+		eio:   []string{"bomb.raw"},
+		zeros: []string{"big.raw"},
+		logs:  []string{"chunk of 1073741824 bytes exceeds the 268435456-byte limit"},
 	},
 	{file: "softbomb.h5",
 		links: map[string]string{"bomb/l16": "bomb"},
@@ -137,6 +148,12 @@ func TestHostile(t *testing.T) {
 							f.Close()
 						}
 					}
+				}
+				for p, want := range c.sizes {
+					openedSize(t, filepath.Join(mp, p), want)
+				}
+				for _, p := range c.zeros {
+					allZero(t, filepath.Join(mp, p))
 				}
 				for p, want := range c.xattrs {
 					xattrsAnswer(t, filepath.Join(mp, p), want)
@@ -183,6 +200,46 @@ func walkHostile(t *testing.T, mp string) {
 	})
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// openedSize opens p and checks that its size is then want.
+func openedSize(t *testing.T, p string, want int64) {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	if st, err := os.Stat(p); err != nil || st.Size() != want {
+		t.Errorf("%s: size %v (%v) once opened, want %d", p, st, err, want)
+	}
+}
+
+// allZero reads p whole and checks that every byte is 0.
+func allZero(t *testing.T, p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		if i := bytes.IndexFunc(buf[:k], func(r rune) bool { return r != 0 }); i >= 0 {
+			t.Errorf("%s: byte %d is not 0", p, n+int64(i))
+			return
+		}
+		n += int64(k)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Errorf("%s: read at %d: %v", p, n, err)
+			return
+		}
 	}
 }
 

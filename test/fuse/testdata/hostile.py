@@ -8,6 +8,7 @@ heap, so a marker becomes a shorter name by NUL-padding it).
 Run with Debian's /usr/bin/python3."""
 import os
 import sys
+import zlib
 
 import h5py
 import numpy as np
@@ -134,6 +135,9 @@ with h5py.File(p, "w", libver="latest") as f:
     g.attrs.create("NROWS", np.uint64(1 << 40))
     g.create_dataset("x", shape=(1 << 40,), dtype="<i4", chunks=(1 << 20,), fillvalue=7)
     small(f, "good")
+    # 2^30 elements never written: under the text-view limit, sized from
+    # the fill value alone
+    f.create_dataset("mid", shape=(1 << 30,), dtype="<f8", chunks=(1 << 20,))
 
 # diamond.h5: 40 levels of groups, each holding two hard links ("a", "b")
 # to the next: 2^40 paths to the last level.
@@ -145,3 +149,12 @@ with h5py.File(p, "w", libver="latest") as f:
         levels[i]["b"] = levels[i + 1]
     small(levels[40], "end")
     f["top"] = levels[0]
+
+# bomb.h5: gzip bombs, chunks of zeros that inflate a thousandfold: one of
+# 1 GiB (over h5core's 256 MiB chunk limit) and one of 192 MiB (under it).
+p = os.path.join(out, "bomb.h5")
+with h5py.File(p, "w", libver="latest") as f:
+    for name, n in (("bomb", 1 << 30), ("big", 192 << 20)):
+        ds = f.create_dataset(name, shape=(n // 8,), dtype="<f8", chunks=(n // 8,), compression="gzip")
+        z, zero = zlib.compressobj(1), bytes(16 << 20)
+        ds.id.write_direct_chunk((0,), b"".join([z.compress(zero) for _ in range(n // len(zero))] + [z.flush()]))
