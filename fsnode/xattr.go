@@ -43,6 +43,27 @@ type objectXattrs struct {
 	byName   map[string]*h5core.Attribute
 	rendered map[string][]byte
 	tooLong  map[string]int // text lengths of values over maxXattrValue
+	refused  map[string]bool
+}
+
+// listRefusal is the key of objectXattrs.refused for the list of names,
+// which no escaped attribute name can be.
+const listRefusal = "\x00"
+
+// firstRefusal reports whether refusal key (an attribute's name, or
+// listRefusal) of x is met for the first time: each is logged once, not
+// at every getfattr.
+func (c *xattrCache) firstRefusal(x *objectXattrs, key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if x.refused[key] {
+		return false
+	}
+	if x.refused == nil {
+		x.refused = map[string]bool{}
+	}
+	x.refused[key] = true
+	return true
 }
 
 // xattrsOf returns the extended attributes of object o.
@@ -143,6 +164,9 @@ func (t *Tree) getxattr(o *h5core.Object, attr string, dest []byte) (uint32, sys
 		t.opt.Log.Printf("h5fs: %s:%s: attribute %q: %v", t.f.Name(), o.Path, name, err)
 		return 0, syscall.EIO
 	case n > maxXattrValue:
+		if !t.xattrs.firstRefusal(x, name) {
+			return 0, syscall.E2BIG
+		}
 		t.opt.Log.Printf("h5fs: %s:%s: attribute %q: %d bytes as text, over the %d bytes of an extended attribute (see .meta.json)",
 			t.f.Name(), o.Path, name, n, maxXattrValue)
 		return 0, syscall.E2BIG
@@ -162,6 +186,9 @@ func (t *Tree) listxattr(o *h5core.Object, dest []byte) (uint32, syscall.Errno) 
 		return 0, syscall.EIO
 	}
 	if len(x.names) > maxXattrList {
+		if !t.xattrs.firstRefusal(x, listRefusal) {
+			return 0, syscall.E2BIG
+		}
 		t.opt.Log.Printf("h5fs: %s:%s: %d attributes: their names take %d bytes, over the %d of an extended attribute list (see .meta.json)",
 			t.f.Name(), o.Path, len(x.byName), len(x.names), maxXattrList)
 		return 0, syscall.E2BIG
