@@ -96,7 +96,7 @@ func TestNames(t *testing.T) {
 			case e.file != nil:
 				got[p+e.name] = "file"
 			default:
-				got[p+e.name] = "-> " + e.target
+				got[p+e.name] = "-> " + tree.linkTarget(e)
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 	case e.file != nil:
 		ops = &fileNode{t: t, f: e.file}
 	default:
-		ops = &linkNode{t: t, target: e.target}
+		ops = &linkNode{t: t, target: t.linkTarget(e)}
 	}
 	in := parent.NewInode(ctx, ops, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT})
 	if e.file != nil {
@@ -247,7 +247,7 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 		}
 	case e.dir == nil:
 		out.Mode |= 0o777
-		out.Size = uint64(len(e.target))
+		out.Size = uint64(len(t.linkTarget(e)))
 	}
 	return longTimeout
 }

@@ -101,7 +101,7 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	}
 	if o.Kind() == h5core.KindGroup {
 		if l.Type == h5core.LinkSoft {
-			return []entry{{name: name, target: softTarget(me.depth, l.Target)}}
+			return []entry{{name: name, soft: &softLink{path: l.Target, depth: me.depth}}}
 		}
 		if anc, loop := me.find(o); loop {
 			return []entry{{name: name, target: upTarget(me.depth, anc)}}

@@ -3,6 +3,7 @@ package fsnode
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -48,6 +49,74 @@ func softTarget(depth int, target string) string {
 		return "."
 	}
 	return strings.Join(parts, "/")
+}
+
+// softLink is a soft link to a group, shown as a symbolic link to the
+// directory the target path names in the mount: each name of the path is
+// looked up among the members of the directories on the way, so that the
+// link leads to the names the mount shows (a member respelled because its
+// name was taken included). When the path cannot be followed that way
+// (through a further soft link), the link is softTarget's.
+type softLink struct {
+	path  string // the HDF5 soft link's target
+	depth int    // the depth of the directory holding the link
+	from  *dir   // that directory, once its names are settled
+
+	once sync.Once
+	text string
+}
+
+// linkTarget returns the target of symbolic link entry e.
+func (t *Tree) linkTarget(e entry) string {
+	if e.soft == nil {
+		return e.target
+	}
+	s := e.soft
+	s.once.Do(func() { s.text = t.softText(s) })
+	return s.text
+}
+
+// softText computes the target of soft link s.
+func (t *Tree) softText(s *softLink) string {
+	d := s.from
+	if strings.HasPrefix(s.path, "/") {
+		d = t.root
+	}
+	for _, name := range strings.Split(s.path, "/") {
+		if d == nil {
+			break
+		}
+		if name != "" && name != "." {
+			d = t.memberDir(d, name)
+		}
+	}
+	if d == nil || s.from == nil {
+		return softTarget(s.depth, s.path)
+	}
+	t.shown.mu.Lock()
+	defer t.shown.mu.Unlock()
+	return relTarget(s.from, d)
+}
+
+// memberDir returns the directory that shows member name of directory d
+// (or that a symbolic link for it leads to, when the group is shown
+// elsewhere), nil if there is none.
+func (t *Tree) memberDir(d *dir, name string) *dir {
+	es, err := t.children(d)
+	if err != nil {
+		return nil
+	}
+	for _, e := range es {
+		if e.isMember && e.member == name {
+			if e.dir != nil {
+				return e.dir
+			}
+			if e.to != nil {
+				return e.to
+			}
+		}
+	}
+	return nil
 }
 
 // maxLinkTraversals is how many soft links one lookup may follow, as in

@@ -150,6 +150,8 @@ type entry struct {
 	dir      *dir
 	file     *file
 	target   string
+	soft     *softLink // a soft link to a group: its target, made when asked
+	to       *dir      // the directory a group shown elsewhere is shown as
 	member   string
 	isMember bool
 }
@@ -299,7 +301,7 @@ func (t *Tree) Open(path string) (View, error) {
 		case e.file != nil:
 			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.ENOTDIR}
 		default:
-			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("symbolic link to " + e.target)}
+			return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("symbolic link to " + t.linkTarget(e))}
 		}
 	}
 	return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}

@@ -79,6 +79,7 @@ var hostileCases = []hostileCase{
 		logs: []string{`external link to "/" in "/etc/passwd"`, `external link to "/g" in "../../other.h5"`},
 	},
 	{file: "collide.h5",
+		links: map[string]string{"sl": "%62.csv", "%62.csv/sx": "%62.csv/%78.csv", "%62.csv/sxa": "%62.csv/%78.csv"},
 		names: []string{"_table.csv", "_table.arrow", "_table.parquet", "%5Ftable.csv", "%5Ftable.arrow", "%5Ftable.raw",
 			"b.csv", "%62.csv/x.csv", "%62.csv/%78.csv"},
 		xattrs: map[string]map[string]string{"%62.csv/%78.csv": {"user.mine": "7"}},

@@ -109,6 +109,10 @@ with h5py.File(p, "w", libver="latest") as f:
     g = f.create_group("b.csv")
     small(g, "x")
     g.create_group("x.csv").attrs["mine"] = 7
+    # soft links to respelled groups: they lead to the names shown
+    f["sl"] = h5py.SoftLink("/b.csv")
+    g["sx"] = h5py.SoftLink("x.csv")
+    g["sxa"] = h5py.SoftLink("/b.csv/x.csv")
 
 # attrs.h5: attribute names with a newline, bytes that are not UTF-8, a
 # leading dot; an attribute too long for an extended attribute; an object
