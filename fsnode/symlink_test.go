@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -125,4 +126,48 @@ func unescape(s string) (string, bool) {
 		i += 2
 	}
 	return b.String(), true
+}
+
+// FuzzRelTarget checks relTarget between two directories of a tree that
+// share their first common levels: the link stays in the tree and,
+// resolved from its directory, names the other one.
+func FuzzRelTarget(f *testing.F) {
+	f.Add(uint8(3), uint8(5), uint8(2))
+	f.Add(uint8(0), uint8(0), uint8(0))
+	f.Add(uint8(4), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, nFrom, nTo, nCommon uint8) {
+		chain := func(up *dir, n int, name string) *dir {
+			for i := range n {
+				up = &dir{up: up, name: fmt.Sprintf("%s%d", name, i)}
+			}
+			return up
+		}
+		root := &dir{}
+		common := chain(root, int(nCommon%16), "c")
+		from, to := chain(common, int(nFrom%16), "f"), chain(common, int(nTo%16), "t")
+		got := relTarget(from, to)
+		depth := len(dirPath(from))
+		if !contained(depth, got) {
+			t.Fatalf("relTarget = %q leaves the tree from depth %d", got, depth)
+		}
+		path := dirPath(from)
+		for _, p := range strings.Split(got, "/") {
+			switch p {
+			case "..":
+				path = path[:len(path)-1]
+			case ".":
+			default:
+				path = append(path, &dir{name: p})
+			}
+		}
+		want := dirPath(to)
+		if len(path) != len(want) {
+			t.Fatalf("relTarget = %q: %d levels, want %d", got, len(path), len(want))
+		}
+		for i := range want {
+			if path[i].name != want[i].name {
+				t.Fatalf("relTarget = %q: level %d is %q, want %q", got, i, path[i].name, want[i].name)
+			}
+		}
+	})
 }
