@@ -3,8 +3,8 @@ package h5core_test
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
