@@ -11,15 +11,15 @@ import (
 // datasetSource reads a structured-chunk sparse dataset one chunk row
 // (the chunks sharing their first scaled coordinate) at a time.
 type datasetSource struct {
-	ds    *h5core.Dataset
-	rows  [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
-	nnz   []uint64             // defined elements of each chunk row
+	ds   *h5core.Dataset
+	rows [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
+	nnz  []uint64             // defined elements of each chunk row
 	// direct marks the chunk rows of one chunk whose stored values are
 	// the row's values in row-major order: a hyperslab or "all"
 	// selection wholly inside the extent
 	direct []bool
-	shape []uint64
-	es    int
+	shape  []uint64
+	es     int
 }
 
 // Open reads the chunk index and every chunk's selection (not the values)
