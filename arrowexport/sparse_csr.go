@@ -70,7 +70,7 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 		if err := a.m.Read(uint64(first), idx, nil); err != nil {
 			return 0, err
 		}
-		putColumns(buf, idx, a.m.Shape()[1])
+		putCoord2(buf, idx, a.m.Shape()[1], 1)
 	default:
 		if err := a.m.ReadValues(uint64(first), buf); err != nil {
 			return 0, err
@@ -80,20 +80,4 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 		copy(p[:n], buf[off-first*es:])
 	}
 	return n, eof
-}
-
-// putColumns writes the column of each ascending row-major linear index
-// of a matrix of cols columns into dst as little-endian int64, stepping
-// from row to row rather than dividing each index.
-func putColumns(dst []byte, idx []uint64, cols uint64) {
-	if len(idx) == 0 || cols == 0 {
-		return
-	}
-	base := idx[0] / cols * cols
-	for i, x := range idx {
-		for x-base >= cols {
-			base += cols
-		}
-		binary.LittleEndian.PutUint64(dst[8*i:], x-base)
-	}
 }

@@ -69,9 +69,10 @@ type blockSource interface {
 	decode(i int, want part) (*block, part, error)
 }
 
-// cachedBlocks is how many decoded blocks a Matrix keeps (the one being
-// read, the next one decoded ahead, one more).
-const cachedBlocks = 3
+// cachedBlocks is how many decoded blocks a Matrix keeps: the one being
+// read and the next one decoded ahead, each perhaps twice (its indices
+// for coordinate columns, its values alone for the value column).
+const cachedBlocks = 4
 
 // Shape returns the array's dimensions.
 func (m *Matrix) Shape() []uint64 { return m.shape }
