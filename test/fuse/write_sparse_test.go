@@ -1,12 +1,19 @@
 package fuse
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -112,4 +119,206 @@ func mtxSize(t *testing.T, name string) string {
 	}
 	t.Fatalf("%s has no size line", name)
 	return ""
+}
+
+// TestWriteSparseTwoHandles commits batches to one sparse dataset (an
+// extensible array, rows unlimited) through two coo.csv handles of a
+// read-write mount: first two open handles each growing the extent, the
+// one that grew it further closed (committed) first, then two
+// goroutines committing batches at the same time. The extent ends as the
+// largest asked for, each element holds the value of the last commit
+// that touched it, and coo.csv and the independent decoder agree.
+func TestWriteSparseTwoHandles(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join("..", "..", "sparsecoo", "testdata", "sparse_2d_float64_ea.h5"))
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	defer unmount()
+	coo := filepath.Join(mp, "float64_ea_unlim0", "coo.csv")
+	model := cooModel(t, coo)
+	rows := 27
+
+	open := func() *os.File {
+		f, err := os.OpenFile(coo, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a, b := open(), open()
+	for _, w := range []struct {
+		f    *os.File
+		text string
+	}{{a, "0,0,1.5\n30,1,2.5\n"}, {b, "0,0,7.25\n40,2,3.5\n5,5,\n"}} {
+		if _, err := w.f.Write([]byte(w.text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("closing the handle that grew the extent to 41 rows: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("closing the handle opened before it grew the extent: %v", err)
+	}
+	delete(model, [2]int{5, 5})
+	model[[2]int{0, 0}], model[[2]int{30, 1}], model[[2]int{40, 2}] = 1.5, 2.5, 3.5
+	rows = 41
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 5 {
+				var text []byte
+				for c := range 10 {
+					r := 50 + 10*k + 5*g // each batch grows the extent
+					text = fmt.Appendf(text, "%d,%d,%d.5\n", r, c, 100*g+10*k+c)
+				}
+				if err := appendTo(coo, text); err != nil {
+					errs <- fmt.Errorf("goroutine %d batch %d: %w", g, k, err)
+					return
+				}
+			}
+		}()
+		for k := range 5 {
+			for c := range 10 {
+				r := 50 + 10*k + 5*g
+				model[[2]int{r, c}] = float64(100*g+10*k+c) + 0.5
+				rows = max(rows, r+1)
+			}
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := cooModel(t, coo); !maps.Equal(got, model) {
+		t.Errorf("coo.csv holds %d elements, want %d (or other values)", len(got), len(model))
+	}
+	if size := mtxSize(t, filepath.Join(mp, "float64_ea_unlim0", "matrix.mtx")); size != fmt.Sprintf("%d 10 %d", rows, len(model)) {
+		t.Errorf("matrix.mtx has size line %q, want \"%d 10 %d\"", size, rows, len(model))
+	}
+	unmount()
+	dec, err := sparsetest.Decode(name, "/float64_ea_unlim0", "<f8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dec.Shape, []uint64{uint64(rows), 10}) || len(dec.COO) != len(model) {
+		t.Fatalf("the independent decoder reads shape %v and %d elements, want [%d 10] and %d", dec.Shape, len(dec.COO), rows, len(model))
+	}
+	for _, row := range dec.COO {
+		if v, ok := model[[2]int{int(row[0]), int(row[1])}]; !ok || v != row[2] {
+			t.Errorf("the independent decoder reads %v, want %v (defined %v)", row, v, ok)
+		}
+	}
+}
+
+// cooModel reads a rank-2 coo.csv: coordinates -> value.
+func cooModel(t *testing.T, coo string) map[[2]int]float64 {
+	t.Helper()
+	m := map[[2]int]float64{}
+	for _, l := range csvLines(t, coo)[1:] {
+		f := strings.Split(l, ",")
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[[2]int{atoi(t, f[0]), atoi(t, f[1])}] = v
+	}
+	return m
+}
+
+// TestWriteSparseViews reads every view of a sparse dataset on a
+// read-write mount, commits a batch through coo.csv (defines, an
+// overwrite, an erase, extent growth) while readers hold coo.csv and
+// dense.npy open half read, and checks that each held reader sees the
+// old or the new content whole, and that afterwards coo.csv, csr/*.npy,
+// matrix.mtx, dense.npy and .meta.json all show the new state, read by
+// numpy and scipy (testdata/check_sparse_views.py).
+func TestWriteSparseViews(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join("..", "..", "sparsecoo", "testdata", "sparse_2d_float64_ea.h5"))
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	defer unmount()
+	dir := filepath.Join(mp, "float64_ea_unlim0")
+	coo := filepath.Join(dir, "coo.csv")
+	views := []string{"coo.csv", "csr/data.npy", "csr/indices.npy", "csr/indptr.npy", "matrix.mtx", "dense.npy", ".meta.json"}
+	old := map[string][]byte{}
+	for _, v := range views {
+		b, err := os.ReadFile(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[v] = b
+	}
+	model := cooModel(t, coo)
+	checkSparseViews(t, dir, 27, model)
+
+	held := map[string]*os.File{}
+	got := map[string][]byte{}
+	for _, v := range []string{"coo.csv", "dense.npy"} {
+		f, err := os.Open(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := make([]byte, len(old[v])/2)
+		if _, err := io.ReadFull(f, b); err != nil {
+			t.Fatal(err)
+		}
+		held[v], got[v] = f, b
+	}
+	var first [2]int
+	for k := range model {
+		first = k
+		break
+	}
+	batch := fmt.Sprintf("0,0,1.25\n30,9,-2.5\n%d,%d,\n%d,%d,6.75\n", first[0], first[1], 3, 4)
+	if err := appendTo(coo, []byte(batch)); err != nil {
+		t.Fatal(err)
+	}
+	delete(model, first)
+	model[[2]int{0, 0}], model[[2]int{30, 9}], model[[2]int{3, 4}] = 1.25, -2.5, 6.75
+	for v, f := range held {
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := append(got[v], rest...)
+		now, err := os.ReadFile(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(now, old[v]) {
+			t.Errorf("%s unchanged by the commit", v)
+		}
+		if !bytes.Equal(whole, old[v]) && !bytes.Equal(whole, now) {
+			t.Errorf("%s held open during the commit read %d bytes, neither the old %d nor the new %d", v, len(whole), len(old[v]), len(now))
+		}
+	}
+	checkSparseViews(t, dir, 31, model)
+}
+
+// checkSparseViews runs testdata/check_sparse_views.py on the views of a
+// rank-2 sparse dataset directory of rows x 10.
+func checkSparseViews(t *testing.T, dir string, rows int, model map[[2]int]float64) {
+	t.Helper()
+	exp := struct {
+		Shape []int    `json:"shape"`
+		Elems [][3]any `json:"elems"`
+	}{Shape: []int{rows, 10}}
+	for k, v := range model {
+		exp.Elems = append(exp.Elems, [3]any{k[0], k[1], v})
+	}
+	b, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "expected.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("/usr/bin/python3", "testdata/check_sparse_views.py", dir, p).CombinedOutput(); err != nil {
+		t.Errorf("views of %s: %v\n%s", dir, err, out)
+	}
 }
