@@ -7,7 +7,7 @@ package h5core
 // computed from the fill value alone. False when unsure (compact, virtual
 // and external storage, structured chunks).
 func (ds *Dataset) AllFill(off, end int64) (bool, error) {
-	if ds.external || end <= off {
+	if ds.efl != nil || end <= off {
 		return false, nil
 	}
 	switch ds.layout.class {
