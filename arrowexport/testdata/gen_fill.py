@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Writes arrowexport/testdata/fill.h5 with Debian's h5py: datasets whose
-storage is partly or never written, for the arithmetic sizing of fill
-runs in text views (datasetcsv_width.go)."""
+"""Writes fill.h5 (or the file named by argv[1]) with Debian's h5py:
+datasets whose storage is partly or never written, for the arithmetic
+sizing of fill runs in text views (datasetcsv_width.go). fillsize_test.go
+writes it at test time: its views are too big to keep in testdata, whose
+every view other tests read."""
 import sys
 import h5py
 import numpy as np
