@@ -37,9 +37,8 @@ func csvBlock(unit, perRow int64) int64 {
 // names, then one line per row, fields separated by commas and lines ended
 // by "\n". Fields are quoted only when needed (RFC 4180); a missing value
 // is an empty field; an empty string is "" so that it differs from a
-// missing value. In a one-column file a missing number is "", which a
-// blank line would not be (CSV readers skip blank lines), and a missing
-// string is still a blank line, so that "" stays an empty string.
+// missing value, and so is a missing value that would otherwise leave a
+// blank line (one-column files), since CSV readers skip blank lines.
 //
 // Its exact size needs a data pass (Finalize), which also records the byte
 // offset of every block of rows, so ReadAt renders only the blocks around
@@ -139,7 +138,7 @@ func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
 	nullLen := int64(0) // a missing value is an empty field
 	if len(v.t.Columns) == 1 {
-		nullLen = int64(len(oneColumnNull(v.t.Columns[0].Field().Type)))
+		nullLen = 2 // ""
 	}
 	return measureBlocks(int64(len(v.header)), nb, unknownWidth, func(i int, scratch []byte) (n int64, _ []byte, err error) {
 		err = v.withBlock(i, func(arrs []arrow.Array) {

@@ -94,17 +94,16 @@ func floatLen(v float64, bits int) int {
 	return len(appendFloat(buf[:0], v, bits))
 }
 
-// appendLines appends the lines of a one-column CSV of a's values, a
-// missing value written as oneColumnNull says. Floats take a loop of their
-// own.
+// appendLines appends the lines of a one-column CSV of a's values, with
+// "" for a missing value, which a blank line would not be: CSV readers
+// skip blank lines. Floats take a loop of their own.
 func appendLines(dst []byte, a arrow.Array) []byte {
 	nulls := a.NullN() > 0
-	null := oneColumnNull(a.DataType())
 	switch a := a.(type) {
 	case *array.Float64:
 		for r, x := range a.Float64Values() {
 			if nulls && a.IsNull(r) {
-				dst = append(dst, null...)
+				dst = append(dst, `""`...)
 			} else {
 				dst = appendFloat(dst, x, 64)
 			}
@@ -114,7 +113,7 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	case *array.Float32:
 		for r, x := range a.Float32Values() {
 			if nulls && a.IsNull(r) {
-				dst = append(dst, null...)
+				dst = append(dst, `""`...)
 			} else {
 				dst = appendFloat(dst, float64(x), 32)
 			}
@@ -125,26 +124,13 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	field := csvAppender(a)
 	for r := range a.Len() {
 		if nulls && a.IsNull(r) {
-			dst = append(dst, null...)
+			dst = append(dst, `""`...)
 		} else {
 			dst = field(dst, r)
 		}
 		dst = append(dst, '\n')
 	}
 	return dst
-}
-
-// oneColumnNull is a missing value of type t in a one-column CSV. For
-// text (strings, categorical labels) it is an empty field, a blank line,
-// as in a table's CSV, since "" is an empty string; for other types it is
-// "", which tells it from nothing, as CSV readers skip blank lines unless
-// told otherwise (DuckDB reads a blank line of a one-column file as NULL).
-func oneColumnNull(t arrow.DataType) string {
-	switch t.ID() {
-	case arrow.STRING, arrow.LARGE_STRING, arrow.DICTIONARY:
-		return ""
-	}
-	return `""`
 }
 
 // fieldsLen returns the total length of the CSV fields of a's values,
