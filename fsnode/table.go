@@ -97,7 +97,7 @@ func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table)
 	all := arrowexport.FromTable(tb)
 	opt := t.viewOptions(objectKey(o))
 	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
-	csv.file.hooks = t.csvHooks(tb.Path)
+	csv.file.hooks = t.csvHooks(tb.Path, csv.file)
 	return []entry{
 		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),

@@ -39,7 +39,7 @@ func (tx *Tx) dataset(path string) (*dsWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ds.external {
+	if ds.efl != nil {
 		return nil, fmt.Errorf("%s: %s: raw data in external files: %w for writing", tx.w.name, path, ErrUnsupported)
 	}
 	d := &dsWriter{tx: tx, ds: ds}
@@ -105,6 +105,9 @@ func (tx *Tx) SetExtent(path string, dims []uint64) error {
 	}
 	if n, ok := (&dataspace{kind: spaceSimple, dims: dims}).numElements(); !ok || n > uint64(1<<62)/max(uint64(d.ds.Type.Size), 1) {
 		return d.errf("extent %v overflows", dims)
+	}
+	if err := d.refilterEdgeChunks(dims); err != nil {
+		return tx.fail(err)
 	}
 	sp.dims = slices.Clone(dims)
 	d.ds.geom.dims = sp.dims
