@@ -250,7 +250,7 @@ os.close(fd)`
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
 	}
-	if out, err := exec.Command("go", "run", "github.com/h5fs/h5fs/cmd/h5fs", "check", "--verify-indexes", name).CombinedOutput(); err != nil {
+	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
 		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
 	}
 	py = `import h5py, sys
