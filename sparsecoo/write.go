@@ -81,7 +81,7 @@ func openSparse(rw *h5core.RW, path string) (*h5core.Dataset, error) {
 }
 
 // Shape returns the extent the dataset has once the pending defines
-// commit.
+// commit, as far as this writer knows (another may grow it further).
 func (w *Writer) Shape() []uint64 { return w.shape }
 
 // ElemSize returns the size of one packed value.
@@ -192,11 +192,17 @@ func (w *Writer) Commit() error {
 
 // apply writes every edited chunk, in row-major chunk order.
 func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
-	if !slices.Equal(w.shape, ds.Shape()) {
-		if err := tx.SetExtent(w.path, w.shape); err != nil {
+	// another writer may have grown the extent since this one opened
+	shape := slices.Clone(ds.Shape())
+	for i, n := range w.shape {
+		shape[i] = max(shape[i], n)
+	}
+	if !slices.Equal(shape, ds.Shape()) {
+		if err := tx.SetExtent(w.path, shape); err != nil {
 			return err
 		}
 	}
+	w.shape = shape
 	edits := make([]*chunkEdit, 0, len(w.edits))
 	for _, e := range w.edits {
 		edits = append(edits, e)
