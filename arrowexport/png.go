@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -35,7 +36,7 @@ type PNGView struct {
 // NewPNGView returns the picture of dataset o, or ErrUnsupported if it is
 // not an integer or float dataset of rank 2, or of rank 3 with a last
 // axis of 3 or 4, of at most maxPNGPixels pixels.
-func NewPNGView(o *h5core.Object) (*PNGView, error) {
+func NewPNGView(o *h5core.Object, opts Options) (*PNGView, error) {
 	ds, err := o.Dataset()
 	if err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func NewPNGView(o *h5core.Object) (*PNGView, error) {
 		return nil, ErrUnsupported
 	}
 	v := &PNGView{ds: ds, h: int(s[0]), w: int(s[1]), ch: ch}
-	v.pngFile = pngFile{bound: pngBound(v.w, v.h), encode: v.encode}
+	v.init(pngBound(v.w, v.h), v.encode, opts)
 	if v.vmin, err = numberAttr(o, "valid_min"); err == nil {
 		v.vmax, err = numberAttr(o, "valid_max")
 	}
@@ -84,13 +85,30 @@ func pngBound(w, h int) int64 {
 	return raw + raw/8 + 4096
 }
 
-// pngFile is a picture encoded by Finalize; Size is bound until then.
+// pngFile is a picture encoded by Finalize. Its size is exact once
+// encoded, and kept in the sizing cache (opts), so that a later mount of
+// the unchanged file knows it at once; until then Size is bound.
 type pngFile struct {
 	bound  int64
 	encode func() ([]byte, error)
+	opts   Options
+	cached int64 // the size the cache knows, 0 if none
 
 	mu  sync.Mutex
 	png []byte
+}
+
+// pngKind names the cache entries of PNG sizes: the bytes depend on the
+// renderer and on Go's encoder.
+var pngKind = kindOf("png-v1", runtime.Version())
+
+// init makes v the picture that encode makes, of at most bound bytes,
+// with the sizing cache of opts.
+func (v *pngFile) init(bound int64, encode func() ([]byte, error), opts Options) {
+	v.bound, v.encode, v.opts = bound, encode, opts
+	if !opts.load(pngKind, &v.cached) || v.cached <= 0 {
+		v.cached = 0
+	}
 }
 
 // Ext is "png".
@@ -103,6 +121,9 @@ func (v *pngFile) Size() int64 {
 	if v.png != nil {
 		return int64(len(v.png))
 	}
+	if v.cached > 0 {
+		return v.cached
+	}
 	return v.bound
 }
 
@@ -110,7 +131,7 @@ func (v *pngFile) Size() int64 {
 func (v *pngFile) Exact() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.png != nil
+	return v.png != nil || v.cached > 0
 }
 
 // ReadAt implements io.ReaderAt over the encoded PNG.
@@ -129,11 +150,18 @@ func (v *pngFile) Finalize() error {
 		return nil
 	}
 	b, err := v.encode()
-	if err == nil && len(b) == 0 {
-		err = fmt.Errorf("arrowexport: png: nothing encoded")
+	switch {
+	case err != nil:
+		return err
+	case len(b) == 0:
+		return fmt.Errorf("arrowexport: png: nothing encoded")
+	case v.cached > 0 && int64(len(b)) != v.cached:
+		return fmt.Errorf("arrowexport: png: encoded %d bytes, the sizing cache says %d", len(b), v.cached)
+	case v.cached == 0:
+		v.opts.storeLogged(pngKind, int64(len(b)))
 	}
 	v.png = b
-	return err
+	return nil
 }
 
 // readBytesAt is ReadAt over b.

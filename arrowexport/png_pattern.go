@@ -23,8 +23,8 @@ type PatternView struct {
 }
 
 // NewPatternView returns the spy plot of m, the matrix of the object at
-// path, or ErrUnsupported when m is not two-dimensional or has no element.
-func NewPatternView(m *sparsecoo.Matrix, path string) (*PatternView, error) {
+// path, with the sizing cache of opts, or ErrUnsupported when m is not two-dimensional or has no element.
+func NewPatternView(m *sparsecoo.Matrix, path string, opts Options) (*PatternView, error) {
 	s := m.Shape()
 	if len(s) != 2 || s[0] == 0 || s[1] == 0 {
 		return nil, fmt.Errorf("arrowexport: %s: pattern.png needs a non-empty 2-D matrix: %w", path, ErrUnsupported)
@@ -32,7 +32,7 @@ func NewPatternView(m *sparsecoo.Matrix, path string) (*PatternView, error) {
 	br, bc := PatternBin(s[0]), PatternBin(s[1])
 	v := &PatternView{m: m, path: path, binRows: br, binCols: bc,
 		height: int((s[0] + br - 1) / br), width: int((s[1] + bc - 1) / bc)}
-	v.pngFile = pngFile{bound: pngBound(v.width, v.height), encode: v.encode}
+	v.init(pngBound(v.width, v.height), v.encode, opts)
 	return v, nil
 }
 

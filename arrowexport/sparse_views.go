@@ -64,7 +64,7 @@ func SparseViews(ds *h5core.Dataset, m *sparsecoo.Matrix, opts Options) (map[str
 		if ds != nil {
 			name = ds.Path
 		}
-		if pv, err := NewPatternView(m, name); err == nil {
+		if pv, err := NewPatternView(m, name, opts); err == nil {
 			views["pattern.png"] = pv
 		}
 	}
