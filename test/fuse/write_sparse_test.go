@@ -36,7 +36,7 @@ func TestWriteSparseAppend(t *testing.T) {
 	}
 	// (0,0) is new, (25,3) grows the extent to 26 rows, (0,6) is erased,
 	// (3,5) overwritten
-	if err := appendTo(coo, []byte("0,0,5\n25,3,-1\n0,6,\n3,5,123\n")); err != nil {
+	if err := fusetest.Append(coo, []byte("0,0,5\n25,3,-1\n0,6,\n3,5,123\n")); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	model[[2]int{0, 0}], model[[2]int{25, 3}], model[[2]int{3, 5}] = "5", "-1", "123"
@@ -49,7 +49,7 @@ func TestWriteSparseAppend(t *testing.T) {
 		t.Errorf("after the append matrix.mtx has size line %q, want \"26 16 49\"", size)
 	}
 	for _, bad := range []string{"1,1,9\n1,x,2\n", "1,1,9\n27,0,1\n", "1,1,9\n1,2,99999999999\n", "1,1,9\n1,2\n"} {
-		if err := appendTo(coo, []byte(bad)); !errors.Is(err, syscall.EINVAL) {
+		if err := fusetest.Append(coo, []byte(bad)); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("appending %q: %v, want EINVAL", bad, err)
 		}
 	}

@@ -16,17 +16,6 @@ import (
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
-// appendTo appends text to the file at name as `cat >> name` does.
-func appendTo(name string, text []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(text)
-	cerr := f.Close()
-	return errors.Join(werr, cerr)
-}
-
 // csvLines returns the lines of a CSV view.
 func csvLines(t *testing.T, name string) []string {
 	t.Helper()
@@ -53,7 +42,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	// what the view serves goes back unchanged, header included
 	back := strings.Join(append([]string{lines[0]}, lines[1:6]...), "\n") + "\n"
-	if err := appendTo(csv, []byte(back+"7,1.5,2,hello\n-3,nan,,\"a,\"\"b\"\"\"\n")); err != nil {
+	if err := fusetest.Append(csv, []byte(back+"7,1.5,2,hello\n-3,nan,,\"a,\"\"b\"\"\"\n")); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	got := csvLines(t, csv)
@@ -63,7 +52,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	// a malformed line fails its write; nothing of that open file commits
 	for _, bad := range []string{"1,2,3,4\n1,2\n", "1,2,3,4\n300000000000,0,0,x\n", "1,2,3,4\n1,2,-1,x\n", "1,2,3,4\n1,2,3,toolongtag\n"} {
-		err := appendTo(csv, []byte(bad))
+		err := fusetest.Append(csv, []byte(bad))
 		if !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("appending %q: %v, want EINVAL", bad, err)
 		}
@@ -79,7 +68,7 @@ func TestWriteAppend(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := appendTo(filepath.Join(mp, "t", col+".raw"), b.Bytes()); err != nil {
+		if err := fusetest.Append(filepath.Join(mp, "t", col+".raw"), b.Bytes()); err != nil {
 			t.Fatalf("%s.raw: %v", col, err)
 		}
 	}
