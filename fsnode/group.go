@@ -53,7 +53,7 @@ func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error)
 
 // groupDir is the directory of an ordinary group below ancestors up.
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
-	d := &dir{attrs: g}
+	d := &dir{attrs: g, group: g}
 	me := up.within(g, false)
 	d.list = func() ([]entry, error) {
 		links, err := g.Links()
@@ -143,7 +143,7 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 // failedDir is the directory of bad table group o below ancestors up: its
 // datasets' column files fail with err, its other links show as usual.
 func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
-	d := &dir{attrs: o}
+	d := &dir{attrs: o, group: o}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, nil, err)}

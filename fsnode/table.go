@@ -17,6 +17,9 @@ const rootTableStem = "_table"
 // other links as usual and, for the root table, the whole-table files.
 func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 	d := &dir{attrs: o}
+	if o.Kind() == h5core.KindGroup {
+		d.group = o
+	}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		var links []h5core.Link

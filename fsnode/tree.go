@@ -63,6 +63,7 @@ type Tree struct {
 	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one; new after each commit
 	w      *writer             // the write side, nil when read-only
 	xattrs xattrCache          // attributes as extended attributes
+	shown  shownGroups         // the directory each group is shown as
 }
 
 // New returns the tree of f. Tables are found as their directories are
@@ -99,6 +100,7 @@ func New(f *h5core.File, opt Options) (*Tree, error) {
 	default:
 		t.root = t.groupDir(g, nil)
 	}
+	t.shown.root(t.root)
 	return t, nil
 }
 
@@ -158,6 +160,9 @@ type entry struct {
 type dir struct {
 	attrs *h5core.Object
 	list  func() ([]entry, error)
+	group *h5core.Object // the group the directory shows, if it shows one (see shown.go)
+	name  string         // its name in its parent, once placed there
+	up    *dir           // its parent, once placed there; nil for the root
 
 	once    sync.Once
 	entries []entry
@@ -179,6 +184,7 @@ func (t *Tree) children(d *dir) ([]entry, error) {
 		d.entries = t.settleNames(es)
 		d.index = make(map[string]int, len(d.entries))
 		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].name < d.entries[j].name })
+		t.shown.place(d, d.entries)
 		for i, e := range d.entries {
 			d.index[e.name] = i
 		}

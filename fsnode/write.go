@@ -27,6 +27,14 @@ type Appender interface {
 	Abort()
 }
 
+// Overwriter is an Appender that also takes writes inside the file,
+// below where appends start: they rewrite what is there, and commit with
+// the appends.
+type Overwriter interface {
+	Appender
+	Overwrite(p []byte, off int64) error
+}
+
 // ErrInvalid is wrapped by hook errors that the writer caused (a
 // malformed line, a value out of range): the system call fails with
 // EINVAL rather than EIO.
@@ -90,8 +98,8 @@ func (n *fileNode) openWrite(flags uint32) (fs.FileHandle, uint32, syscall.Errno
 	return wh, fuse.FOPEN_DIRECT_IO, 0
 }
 
-// Write implements fs.FileWriter: bytes are taken at the end of the file
-// only.
+// Write implements fs.FileWriter: bytes are taken at the end of the file,
+// and inside it where the file is an Overwriter.
 func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -100,6 +108,18 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 	}
 	if h.next < 0 {
 		h.next = off // O_APPEND: the first write is at the end
+	}
+	written := 0
+	if ow, ok := h.app.(Overwriter); ok && off < h.next {
+		in := min(int64(len(data)), h.next-off)
+		if err := ow.Overwrite(data[:in], off); err != nil {
+			h.n.t.opt.Log.Printf("h5fs: %s: write of %d bytes at %d: %v", h.n.f.path, in, off, err)
+			return 0, toWriteErrno(err)
+		}
+		off, data, written = off+in, data[in:], int(in)
+		if len(data) == 0 {
+			return uint32(written), 0
+		}
 	}
 	if off != h.next {
 		h.n.t.opt.Log.Printf("h5fs: %s: write at %d: only appends at the end (%d) are taken", h.n.f.path, off, h.next)
@@ -110,7 +130,7 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 		return 0, syscall.EINVAL
 	}
 	h.next += int64(len(data))
-	return uint32(len(data)), 0
+	return uint32(written + len(data)), 0
 }
 
 // fail logs err and drops what the handle has not committed.

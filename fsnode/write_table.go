@@ -3,6 +3,7 @@ package fsnode
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/h5fs/h5fs/arrowexport"
@@ -12,7 +13,9 @@ import (
 
 // Table writes on a read-write mount: rows appended to a whole-table CSV
 // (<table>.csv, _table.csv) or to every column's .raw file become one
-// table.Append; truncate(2) of a .raw file to a row boundary becomes a
+// table.Append; whole elements written inside a .raw file (pwrite below
+// its end) become one table.Update of that column's cells, at fsync and
+// close; truncate(2) of a .raw file to a row boundary becomes a
 // table.Truncate. Each is one h5core transaction, committed before the
 // system call returns; then the table's files show the new rows.
 
@@ -73,14 +76,16 @@ func (t *Tree) csvHooks(path string) *writeHooks {
 	return &writeHooks{newAppender: func() (Appender, error) { return t.newCSVAppender(path) }}
 }
 
-// rawHooks returns the hooks of column col's .raw file: appends and
-// truncation.
+// rawHooks returns the hooks of column col's .raw file: appends, writes
+// of whole elements inside it, and truncation.
 func (t *Tree) rawHooks(path, col string, elemSize int) *writeHooks {
 	if t.w == nil {
 		return nil
 	}
 	return &writeHooks{
-		newAppender: func() (Appender, error) { return &rawAppender{t: t, lt: t.w.tableOf(path), col: col}, nil },
+		newAppender: func() (Appender, error) {
+			return &rawAppender{t: t, lt: t.w.tableOf(path), col: col, elemSize: int64(elemSize)}, nil
+		},
 		truncate: func(size int64) error {
 			if size%int64(elemSize) != 0 {
 				return fmt.Errorf("%w: size %d is not a row boundary (rows of %d bytes)", ErrInvalid, size, elemSize)
@@ -251,11 +256,21 @@ func (a *csvAppender) Abort() {
 }
 
 // rawAppender appends packed elements to one column's pending rows; the
-// rows commit when every column of the table has the same number.
+// rows commit when every column of the table has the same number. Whole
+// elements written inside the file rewrite that column's cells; they
+// commit, as one update of the handle's writes, at the next commit.
 type rawAppender struct {
-	t   *Tree
-	lt  *liveTable
-	col string
+	t        *Tree
+	lt       *liveTable
+	col      string
+	elemSize int64
+	cells    []rawCells // not committed yet, in the order written
+}
+
+// rawCells are packed elements written at byte offset off of a .raw file.
+type rawCells struct {
+	off int64
+	p   []byte
 }
 
 func (a *rawAppender) Write(b []byte) error {
@@ -265,9 +280,22 @@ func (a *rawAppender) Write(b []byte) error {
 	return nil
 }
 
-// Commit appends the pending rows if every column has the same number of
-// them; otherwise they wait for the other columns' files.
+// Overwrite takes whole elements written inside the file.
+func (a *rawAppender) Overwrite(p []byte, off int64) error {
+	if off%a.elemSize != 0 || int64(len(p))%a.elemSize != 0 {
+		return fmt.Errorf("%w: %d bytes at %d are not whole elements of %d bytes", ErrInvalid, len(p), off, a.elemSize)
+	}
+	a.cells = append(a.cells, rawCells{off, append([]byte(nil), p...)})
+	return nil
+}
+
+// Commit rewrites the cells written inside the file, then appends the
+// pending rows if every column has the same number of them; otherwise
+// they wait for the other columns' files.
 func (a *rawAppender) Commit() error {
+	if err := a.commitCells(); err != nil {
+		return err
+	}
 	err := a.t.commit(a.lt.path, func(tb *table.Table, tx *h5core.Tx) error {
 		cols := make([][]byte, len(tb.Columns))
 		rows := int64(-1)
@@ -298,7 +326,34 @@ func (a *rawAppender) Commit() error {
 	return err
 }
 
-func (a *rawAppender) Abort() {}
+// commitCells commits the cells written inside the file as one update.
+func (a *rawAppender) commitCells() error {
+	if len(a.cells) == 0 {
+		return nil
+	}
+	defer func() { a.cells = nil }()
+	return a.t.commit(a.lt.path, func(tb *table.Table, tx *h5core.Tx) error {
+		j := slices.IndexFunc(tb.Columns, func(c *table.Column) bool { return c.Name == a.col })
+		if j < 0 {
+			return fmt.Errorf("no column %s", a.col)
+		}
+		cells := make([]table.Cells, len(a.cells))
+		for i, w := range a.cells {
+			row, k := w.off/a.elemSize, int64(len(w.p))/a.elemSize
+			if row+k > tb.NRows {
+				return fmt.Errorf("%w: rows [%d, %d) written, the table has %d", ErrInvalid, row, row+k, tb.NRows)
+			}
+			v, err := tb.Columns[j].EncodeRaw(w.p)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
+			cells[i] = table.Cells{Column: j, Row: row, Values: v}
+		}
+		return tb.Update(tx, cells)
+	})
+}
+
+func (a *rawAppender) Abort() { a.cells = nil }
 
 // errWaiting is a .raw commit whose columns do not line up yet.
 var errWaiting = errors.New("columns do not have the same number of pending rows")

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Encoding selections for section 0 of structured chunks, as the
@@ -36,10 +37,10 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 	rank := len(shape)
 	last := shape[rank-1]
 	// runs along the last dimension, row-major
-	var start, end []uint64
+	start, end := make([]uint64, 0, len(idx)*rank), make([]uint64, 0, len(idx)*rank)
 	coords := func(v uint64, dst []uint64) []uint64 {
 		at := len(dst)
-		dst = append(dst, make([]uint64, rank)...)
+		dst = slices.Grow(dst, rank)[:at+rank]
 		for d := rank - 1; d >= 0; d-- {
 			dst[at+d], v = v%shape[d], v/shape[d]
 		}

@@ -1,6 +1,7 @@
 package sparsecoo
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,14 +31,22 @@ type Writer struct {
 	chunk []uint64
 	es    int
 	edits map[string]*chunkEdit
+	vals  []byte // the defined values, packed
 	n     int
 }
 
-// chunkEdit is the pending change of one chunk: chunk-relative linear
-// position -> new value (nil: erase).
+// chunkEdit is the pending change of one chunk: its edits in the order
+// they were made.
 type chunkEdit struct {
 	scaled []uint64
-	set    map[uint64][]byte
+	edits  []edit
+}
+
+// edit is one define or erase: the chunk-relative linear position and the
+// value's offset in Writer.vals (-1: erase).
+type edit struct {
+	pos uint64
+	val int
 }
 
 // NewWriter prepares writes to the sparse dataset at path of a file open
@@ -94,8 +103,9 @@ func (w *Writer) check(coords []uint64) (int, error) {
 	return len(coords) / w.rank, nil
 }
 
-// edit records a new value (nil: erase) of the element at p.
-func (w *Writer) edit(p []uint64, v []byte) {
+// edit records a new value (at offset val of w.vals; -1: erase) of the
+// element at p.
+func (w *Writer) edit(p []uint64, val int) {
 	scaled := make([]uint64, w.rank)
 	var pos uint64
 	key := make([]byte, 0, 8*w.rank)
@@ -106,10 +116,10 @@ func (w *Writer) edit(p []uint64, v []byte) {
 	}
 	e := w.edits[string(key)]
 	if e == nil {
-		e = &chunkEdit{scaled: scaled, set: map[uint64][]byte{}}
+		e = &chunkEdit{scaled: scaled}
 		w.edits[string(key)] = e
 	}
-	e.set[pos] = v
+	e.edits = append(e.edits, edit{pos, val})
 	w.n++
 }
 
@@ -131,7 +141,8 @@ func (w *Writer) Define(coords []uint64, values []byte) error {
 		for i, c := range p {
 			w.shape[i] = max(w.shape[i], c+1)
 		}
-		w.edit(p, slices.Clone(values[k*w.es:(k+1)*w.es]))
+		w.edit(p, len(w.vals))
+		w.vals = append(w.vals, values[k*w.es:(k+1)*w.es]...)
 	}
 	return nil
 }
@@ -144,7 +155,7 @@ func (w *Writer) Erase(coords []uint64) error {
 		return err
 	}
 	for k := 0; k < n; k++ {
-		w.edit(coords[k*w.rank:(k+1)*w.rank], nil)
+		w.edit(coords[k*w.rank:(k+1)*w.rank], -1)
 	}
 	return nil
 }
@@ -152,6 +163,7 @@ func (w *Writer) Erase(coords []uint64) error {
 // Discard drops the pending changes.
 func (w *Writer) Discard() {
 	clear(w.edits)
+	w.vals = w.vals[:0]
 	w.n = 0
 }
 
@@ -212,44 +224,78 @@ func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
 // merge returns the chunk's defined positions (ascending) and values
 // after the edit, and whether anything changed.
 func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte, bool, error) {
-	cur := map[uint64][]byte{}
-	if old != nil {
-		var vi int
-		err := old.Selection.Runs(func(start []uint64, n uint64) error {
-			var pos uint64
-			for i, c := range start {
-				pos = pos*w.chunk[i] + c
-			}
-			for k := uint64(0); k < n; k++ {
-				cur[pos+k] = old.Values[vi*w.es : (vi+1)*w.es]
-				vi++
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, false, err
-		}
+	oidx, ovals, err := w.positions(old)
+	if err != nil {
+		return nil, nil, false, err
 	}
+	// the last edit of each position, ascending
+	slices.SortStableFunc(e.edits, func(a, b edit) int { return cmp.Compare(a.pos, b.pos) })
+	eds := e.edits[:0]
+	for _, ed := range e.edits {
+		if n := len(eds); n > 0 && eds[n-1].pos == ed.pos {
+			eds[n-1] = ed
+			continue
+		}
+		eds = append(eds, ed)
+	}
+	es := w.es
+	idx := make([]uint64, 0, len(oidx)+len(eds))
+	vals := make([]byte, 0, (len(oidx)+len(eds))*es)
 	changed := false
-	for p, v := range e.set {
-		prev, had := cur[p]
+	i := 0
+	for _, ed := range eds {
+		for ; i < len(oidx) && oidx[i] < ed.pos; i++ {
+			idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
+		}
+		had := i < len(oidx) && oidx[i] == ed.pos
 		switch {
-		case v == nil && had:
-			delete(cur, p)
-			changed = true
-		case v != nil && (!had || !slices.Equal(prev, v)):
-			cur[p] = v
-			changed = true
+		case ed.val < 0:
+			changed = changed || had
+		default:
+			v := w.vals[ed.val : ed.val+es]
+			changed = changed || !had || !slices.Equal(ovals[i*es:(i+1)*es], v)
+			idx, vals = append(idx, ed.pos), append(vals, v...)
+		}
+		if had {
+			i++
 		}
 	}
-	idx := make([]uint64, 0, len(cur))
-	for p := range cur {
-		idx = append(idx, p)
-	}
-	slices.Sort(idx)
-	vals := make([]byte, 0, len(idx)*w.es)
-	for _, p := range idx {
-		vals = append(vals, cur[p]...)
+	for ; i < len(oidx); i++ {
+		idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
 	}
 	return idx, vals, changed, nil
+}
+
+// positions returns the defined positions of a stored chunk (nil: none)
+// as chunk-relative linear indices, ascending, with their values in the
+// same order (a point selection may list its points in any order).
+func (w *Writer) positions(c *h5core.SparseChunk) ([]uint64, []byte, error) {
+	if c == nil {
+		return nil, nil, nil
+	}
+	var idx []uint64
+	err := c.Selection.Runs(func(start []uint64, n uint64) error {
+		var pos uint64
+		for i, v := range start {
+			pos = pos*w.chunk[i] + v
+		}
+		for k := range n {
+			idx = append(idx, pos+k)
+		}
+		return nil
+	})
+	if err != nil || slices.IsSorted(idx) {
+		return idx, c.Values, err
+	}
+	order := make([]int, len(idx))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(idx[a], idx[b]) })
+	sorted, vals := make([]uint64, len(idx)), make([]byte, 0, len(c.Values))
+	for i, o := range order {
+		sorted[i] = idx[o]
+		vals = append(vals, c.Values[o*w.es:(o+1)*w.es]...)
+	}
+	return sorted, vals, nil
 }

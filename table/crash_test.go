@@ -32,8 +32,10 @@ func replayMutation(t *testing.T, rec *crashtest.Recorder, f func(tb *Table, tx 
 }
 
 // TestCrashReplay replays an append (into the last chunk and new ones,
-// growing every index) and a truncation at every prefix of their writes
-// and fsyncs.
+// growing every index), a truncation and an update of cells in every
+// column at every prefix of their writes and fsyncs. An update keeps
+// NROWS: only the journal makes it atomic, which the check after
+// recovery (the old or the new file, nothing between) holds it to.
 func TestCrashReplay(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -41,6 +43,7 @@ func TestCrashReplay(t *testing.T) {
 	}{
 		{"append", func(tb *Table, tx Tx) error { return tb.Append(tx, writeRows(t, tb, 40, 20)) }},
 		{"truncate", func(tb *Table, tx Tx) error { return tb.Truncate(tx, 17) }},
+		{"update", func(tb *Table, tx Tx) error { return tb.Update(tx, updateCells(t, tb, 500)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, err := replayMutation(t, &crashtest.Recorder{}, tc.f)

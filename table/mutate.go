@@ -157,17 +157,49 @@ func (t *Table) extentFor(n int64) (uint64, error) {
 }
 
 // mutation is the index work of one append, truncation or update: the
-// table will hold n1 rows, rows from on (to n1) are new or changed, and
-// rows(c, lo, hi) returns the stored elements rows [lo, hi) of column c
-// will hold. plan computes each index's new content before anything is
-// written; commit writes it, then NROWS.
+// table will hold n1 rows, rows from on (to n1) are new or changed — or,
+// when spans is set (an update), the rows spans lists for each column,
+// the others unchanged — and rows(c, lo, hi) returns the stored elements
+// rows [lo, hi) of column c will hold. plan computes each index's new
+// content before anything is written; commit writes it, then NROWS.
 type mutation struct {
 	t      *Table
 	n1     int64
 	from   int64
+	spans  map[*Column][]rowSpan // sorted by lo; nil: [from, n1) of every column
 	rows   func(c *Column, lo, hi int64) ([]byte, error)
 	ext    uint64 // the columns' extent after the mutation (0: unchanged)
 	writes []indexWrite
+}
+
+// rowSpan is the rows [lo, hi).
+type rowSpan struct{ lo, hi int64 }
+
+// changes reports whether the mutation changes column c (its indexes
+// need work).
+func (m *mutation) changes(c *Column) bool { return m.spans == nil || len(m.spans[c]) > 0 }
+
+// chunkRuns returns the runs [c0, c1) of consecutive chunks of length
+// rows whose entries change for column c: those holding a changed row,
+// and the one the table now ends inside.
+func (m *mutation) chunkRuns(c *Column, length int64) []rowSpan {
+	spans := []rowSpan{{m.from, m.n1}}
+	if m.spans != nil {
+		spans = m.spans[c]
+	}
+	var runs []rowSpan
+	for _, s := range spans {
+		c0, c1 := s.lo/length, (s.hi+length-1)/length
+		if c0 >= c1 {
+			continue
+		}
+		if n := len(runs); n > 0 && c0 <= runs[n-1].hi {
+			runs[n-1].hi = max(runs[n-1].hi, c1)
+			continue
+		}
+		runs = append(runs, rowSpan{c0, c1})
+	}
+	return runs
 }
 
 // indexWrite is one planned change of an index dataset: grow it to dims
@@ -192,7 +224,8 @@ func (m *mutation) grow(tx Tx, path string, ds *h5core.Dataset, n uint64) error 
 	return tx.SetExtent(path, dims)
 }
 
-// commit writes the planned index changes, then a barrier, then NROWS.
+// commit writes the planned index changes, then, when the row count
+// changes, a barrier and NROWS (an update commits with tx).
 func (m *mutation) commit(tx Tx) error {
 	for _, w := range m.writes {
 		if w.dims != nil {
@@ -210,6 +243,9 @@ func (m *mutation) commit(tx Tx) error {
 				return err
 			}
 		}
+	}
+	if m.n1 == m.t.NRows {
+		return nil
 	}
 	if err := tx.Barrier(); err != nil {
 		return err
@@ -261,8 +297,8 @@ var errIndex = errors.New("search index cannot be kept consistent")
 // plan computes the new content of one search index.
 func (m *mutation) plan(si *SearchIndex) error {
 	c := si.Column
-	if c == nil || !knownKind(si.Kind) {
-		return nil // not referenced, or a kind no consumer trusts (§10.3)
+	if c == nil || !knownKind(si.Kind) || !m.changes(c) {
+		return nil // not referenced, a kind no consumer trusts (§10.3), or a column left as it is
 	}
 	var err error
 	switch si.Kind {
@@ -281,26 +317,31 @@ func (m *mutation) plan(si *SearchIndex) error {
 	return nil
 }
 
-// chunksAfter returns the data chunks [c0, c1) that change and their
-// length, and the keys of their rows (rows [c0*length, min(c1*length,
-// n1)) after the mutation).
-func (m *mutation) chunksAfter(c *Column) (c0, c1, length int64, rk *rowKeys, err error) {
-	length = max(c.ChunkRows, 1)
+// chunksAfter calls fn for each run of data chunks [c0, c1) that
+// change (chunkRuns), with their length and the keys of their rows (rows
+// [c0*length, min(c1*length, n1)) after the mutation).
+func (m *mutation) chunksAfter(c *Column, fn func(c0, c1, length int64, rk *rowKeys) error) error {
+	length := max(c.ChunkRows, 1)
 	if !c.src.isChunked() {
 		length = max(m.n1, 1)
 	}
-	c0 = m.from / length
-	c1 = (m.n1 + length - 1) / length
-	lo, hi := c0*length, min(c1*length, m.n1)
-	if hi <= lo {
-		return c0, c1, length, &rowKeys{}, nil
+	for _, run := range m.chunkRuns(c, length) {
+		lo, hi := run.lo*length, min(run.hi*length, m.n1)
+		rk := &rowKeys{}
+		if hi > lo {
+			raw, err := m.rows(c, lo, hi)
+			if err != nil {
+				return err
+			}
+			if rk, err = c.keysOf(raw, lo, hi-lo); err != nil {
+				return err
+			}
+		}
+		if err := fn(run.lo, run.hi, length, rk); err != nil {
+			return err
+		}
 	}
-	raw, err := m.rows(c, lo, hi)
-	if err != nil {
-		return 0, 0, 0, nil, err
-	}
-	rk, err = c.keysOf(raw, lo, hi-lo)
-	return c0, c1, length, rk, err
+	return nil
 }
 
 // planMinMax recomputes the CHUNK_MINMAX entries of the changed chunks
@@ -321,34 +362,32 @@ func (m *mutation) planMinMax(si *SearchIndex) error {
 			return fmt.Errorf("field %s is %s, the column is %s: cannot store its values", fl.Name, fl.Type, c.Type)
 		}
 	}
-	c0, c1, length, rk, err := m.chunksAfter(c)
-	if err != nil {
-		return err
-	}
 	size := c.Type.Size
-	out := make([]byte, (c1-c0)*int64(et.Size))
-	for ch := c0; ch < c1; ch++ {
-		lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
-		s := chunkSummary(rk, lo, hi)
-		e := out[(ch-c0)*int64(et.Size):][:et.Size]
-		switch {
-		case s.min >= 0:
-			copy(e[fmin.Offset:], rk.raw[s.min*size:(s.min+1)*size])
-			copy(e[fmax.Offset:], rk.raw[s.max*size:(s.max+1)*size])
-		case len(c.Fill) == size:
-			copy(e[fmin.Offset:], c.Fill)
-			copy(e[fmax.Offset:], c.Fill)
-		}
-		for k, v := range []uint64{s.nan, s.fill, uint64(hi - lo)} {
-			b, err := encodeUints(counts[k].Type, []uint64{v})
-			if err != nil {
-				return fmt.Errorf("field %s: %w", counts[k].Name, err)
+	return m.chunksAfter(c, func(c0, c1, length int64, rk *rowKeys) error {
+		out := make([]byte, (c1-c0)*int64(et.Size))
+		for ch := c0; ch < c1; ch++ {
+			lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
+			s := chunkSummary(rk, lo, hi)
+			e := out[(ch-c0)*int64(et.Size):][:et.Size]
+			switch {
+			case s.min >= 0:
+				copy(e[fmin.Offset:], rk.raw[s.min*size:(s.min+1)*size])
+				copy(e[fmax.Offset:], rk.raw[s.max*size:(s.max+1)*size])
+			case len(c.Fill) == size:
+				copy(e[fmin.Offset:], c.Fill)
+				copy(e[fmax.Offset:], c.Fill)
 			}
-			copy(e[counts[k].Offset:], b)
+			for k, v := range []uint64{s.nan, s.fill, uint64(hi - lo)} {
+				b, err := encodeUints(counts[k].Type, []uint64{v})
+				if err != nil {
+					return fmt.Errorf("field %s: %w", counts[k].Name, err)
+				}
+				copy(e[counts[k].Offset:], b)
+			}
 		}
-	}
-	m.add(si.Path, si.ds, uint64(c1), out, c0*int64(et.Size), nil)
-	return nil
+		m.add(si.Path, si.ds, uint64(c1), out, c0*int64(et.Size), nil)
+		return nil
+	})
 }
 
 // add plans a write of p at off into an index dataset whose first
@@ -373,18 +412,16 @@ func (m *mutation) planBloom(si *SearchIndex) error {
 	if len(sh) != 2 || si.ds.Type.Size != 1 || si.MBits != 8*sh[1] || si.K <= 0 {
 		return fmt.Errorf("not a 2-D uint8 dataset of m_bits/8 bytes per chunk")
 	}
-	c0, c1, length, rk, err := m.chunksAfter(c)
-	if err != nil {
-		return err
-	}
 	mb := int64(sh[1])
-	out := make([]byte, 0, (c1-c0)*mb)
-	for ch := c0; ch < c1; ch++ {
-		lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
-		out = append(out, si.bloomFilter(rk, lo, hi)...)
-	}
-	m.add(si.Path, si.ds, uint64(c1), out, c0*mb, nil)
-	return nil
+	return m.chunksAfter(c, func(c0, c1, length int64, rk *rowKeys) error {
+		out := make([]byte, 0, (c1-c0)*mb)
+		for ch := c0; ch < c1; ch++ {
+			lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
+			out = append(out, si.bloomFilter(rk, lo, hi)...)
+		}
+		m.add(si.Path, si.ds, uint64(c1), out, c0*mb, nil)
+		return nil
+	})
 }
 
 // allKeys returns the keys of every row [0, n1) after the mutation.

@@ -250,3 +250,20 @@ func WriteNpy(dir string, m *Matrix) error {
 	}
 	return err
 }
+
+// RandomElements returns n distinct random positions of a rows x cols
+// matrix (rows[i], cols[i]) with float64 values, reproducibly.
+func RandomElements(n int, nrows, ncols uint64, seed uint64) (rows, cols []uint64, vals []float64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	seen := make(map[[2]uint64]bool, n)
+	for len(rows) < n {
+		p := [2]uint64{rng.Uint64N(nrows), rng.Uint64N(ncols)}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		rows, cols = append(rows, p[0]), append(cols, p[1])
+		vals = append(vals, float64(1+rng.IntN(1e6))/8)
+	}
+	return rows, cols, vals
+}
