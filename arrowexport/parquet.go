@@ -107,14 +107,14 @@ func newParquetRenderer(t *Table) (*parquetRenderer, error) {
 	return r, nil
 }
 
-func (r *parquetRenderer) props() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+func (r *parquetRenderer) props(extra ...parquet.WriterProperty) *parquet.WriterProperties {
+	return parquet.NewWriterProperties(append([]parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Uncompressed),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithEncoding(parquet.Encodings.Plain),
 		parquet.WithStats(true),
 		parquet.WithMaxRowGroupLength(max(r.unit, 1)),
-	)
+	}, extra...)...)
 }
 
 func (r *parquetRenderer) arrowProps() pqarrow.ArrowWriterProperties {
@@ -152,11 +152,24 @@ func (r *parquetRenderer) write(w *captureSink, from, to int, read func(int) ([]
 	if err != nil {
 		return nil, err
 	}
+	if err := r.writeRowGroups(fw, from, to, read); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	w.capture = true
+	if err := fw.Close(); err != nil {
+		return nil, err
+	}
+	return fw, nil
+}
+
+// writeRowGroups writes row groups [from, to), whose columns come from
+// read, through fw.
+func (r *parquetRenderer) writeRowGroups(fw *pqarrow.FileWriter, from, to int, read func(int) ([]arrow.Array, error)) error {
 	for i := from; i < to; i++ {
 		arrs, err := read(i)
 		if err != nil {
-			fw.Close()
-			return nil, err
+			return err
 		}
 		if err = fw.NewRowGroupChecked(); err == nil {
 			for _, a := range arrs {
@@ -167,15 +180,10 @@ func (r *parquetRenderer) write(w *captureSink, from, to int, read func(int) ([]
 		}
 		releaseAll(arrs)
 		if err != nil {
-			fw.Close()
-			return nil, fmt.Errorf("arrowexport: writing row group %d: %w", i, err)
+			return fmt.Errorf("arrowexport: writing row group %d: %w", i, err)
 		}
 	}
-	w.capture = true
-	if err := fw.Close(); err != nil {
-		return nil, err
-	}
-	return fw, nil
+	return nil
 }
 
 // plan is the data pass: it writes the whole file through a counting sink

@@ -41,7 +41,8 @@ func (a *csrArray) Shape() []int64 { return a.shape }
 func (a *csrArray) Dtype() string  { return a.dtype }
 func (a *csrArray) ElemSize() int  { return a.es }
 
-// ReadAt reads the packed elements that cover [off, off+len(p)).
+// ReadAt reads the packed elements that cover [off, off+len(p)),
+// straight into p when they are whole elements.
 func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 	es := int64(a.es)
 	n, eof := clip(p, off, a.shape[0]*es)
@@ -50,7 +51,11 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 	}
 	first, last := off/es, (off+int64(n)-1)/es
 	cnt := last - first + 1
-	buf := make([]byte, cnt*es)
+	whole := off%es == 0 && int64(n)%es == 0
+	buf := p[:n]
+	if !whole {
+		buf = make([]byte, cnt*es)
+	}
 	switch a.kind {
 	case 'p':
 		for i := int64(0); i < cnt; i++ {
@@ -62,18 +67,17 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 		}
 	case 'i':
 		idx := make([]uint64, cnt)
-		if err := a.m.Read(uint64(first), idx, make([]byte, int(cnt)*a.m.ElemSize())); err != nil {
+		if err := a.m.Read(uint64(first), idx, nil); err != nil {
 			return 0, err
 		}
-		cols := a.m.Shape()[1]
-		for i, x := range idx {
-			binary.LittleEndian.PutUint64(buf[8*i:], x%cols)
-		}
+		putCoord2(buf, idx, a.m.Shape()[1], 1)
 	default:
-		if err := a.m.Read(uint64(first), make([]uint64, cnt), buf); err != nil {
+		if err := a.m.ReadValues(uint64(first), buf); err != nil {
 			return 0, err
 		}
 	}
-	copy(p[:n], buf[off-first*es:])
+	if !whole {
+		copy(p[:n], buf[off-first*es:])
+	}
 	return n, eof
 }

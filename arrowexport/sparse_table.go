@@ -83,21 +83,26 @@ func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {
 	if start < 0 || n < 0 {
 		return nil, fmt.Errorf("arrowexport: rows [%d, %d)", start, start+n)
 	}
-	es := c.m.ElemSize()
-	idx := make([]uint64, n)
-	vals := make([]byte, int(n)*es)
-	if err := c.m.Read(uint64(start), idx, vals); err != nil {
-		return nil, err
-	}
 	var buf []byte
 	if c.dim < 0 {
-		buf = vals
+		buf = make([]byte, int(n)*c.m.ElemSize())
+		if err := c.m.ReadValues(uint64(start), buf); err != nil {
+			return nil, err
+		}
 	} else {
+		idx := make([]uint64, n)
+		if err := c.m.Read(uint64(start), idx, nil); err != nil {
+			return nil, err
+		}
 		buf = make([]byte, 8*n)
-		coord := make([]uint64, len(c.m.Shape()))
-		for i, x := range idx {
-			c.m.Coords(x, coord)
-			binary.LittleEndian.PutUint64(buf[8*i:], coord[c.dim])
+		if shape := c.m.Shape(); len(shape) == 2 {
+			putCoord2(buf, idx, shape[1], c.dim)
+		} else {
+			coord := make([]uint64, len(shape))
+			for i, x := range idx {
+				c.m.Coords(x, coord)
+				binary.LittleEndian.PutUint64(buf[8*i:], coord[c.dim])
+			}
 		}
 	}
 	data := array.NewData(c.field.Type, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
@@ -105,8 +110,34 @@ func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {
 	return array.MakeFromData(data), nil
 }
 
-// ReadRaw fills dst with the packed little-endian elements [start,
-// start+n) of the column.
+// putCoord2 writes coordinate dim (0: row, 1: column) of each ascending
+// row-major linear index of a matrix of cols columns into dst as
+// little-endian int64, stepping from row to row rather than dividing each
+// index.
+func putCoord2(dst []byte, idx []uint64, cols uint64, dim int) {
+	if len(idx) == 0 || cols == 0 {
+		return
+	}
+	row := idx[0] / cols
+	base := row * cols
+	for i, x := range idx {
+		for k := 0; x-base >= cols; k++ {
+			if k == 4 { // far ahead: divide
+				row = x / cols
+				base = row * cols
+				break
+			}
+			row++
+			base += cols
+		}
+		v := x - base
+		if dim == 0 {
+			v = row
+		}
+		binary.LittleEndian.PutUint64(dst[8*i:], v)
+	}
+}
+
 func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
 	a, err := c.Read(start, n)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/h5fs/h5fs/table"
 )
 
-// rootTableStem names the whole-table files of a table that is the root
+// RootTableStem names the whole-table files of a table that is the root
 // group: _table.csv, _table.arrow, _table.parquet at the mount root.
-const rootTableStem = "_table"
+const RootTableStem = "_table"
 
 // tableDir is the directory of table tb, shown from object o below
 // ancestors up (nil for the tree's root): its columns' files, the table's
@@ -37,8 +37,8 @@ func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 		}
 		t.track(tb, "dir/", "", es)
 		if up == nil {
-			whole := t.wholeTableEntries(rootTableStem, o, tb)
-			t.track(tb, "up/", rootTableStem, whole)
+			whole := t.wholeTableEntries(RootTableStem, o, tb)
+			t.track(tb, "up/", RootTableStem, whole)
 			es = append(es, whole...)
 		}
 		for _, l := range links {
@@ -97,7 +97,7 @@ func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table)
 	all := arrowexport.FromTable(tb)
 	opt := t.viewOptions(objectKey(o))
 	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
-	csv.file.hooks = t.csvHooks(tb.Path)
+	csv.file.hooks = t.csvHooks(tb.Path, csv.file)
 	return []entry{
 		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),

@@ -15,8 +15,8 @@ import (
 // (<table>.csv, _table.csv) or to every column's .raw file become one
 // table.Append; whole elements written inside a .raw file (pwrite below
 // its end) become one table.Update of that column's cells, at fsync and
-// close; truncate(2) of a .raw file to a row boundary becomes a
-// table.Truncate. Each is one h5core transaction, committed before the
+// close; truncate(2) of a .raw file to a row boundary, or of the CSV to
+// where a line starts, becomes a table.Truncate. Each is one h5core transaction, committed before the
 // system call returns; then the table's files show the new rows.
 
 // writer is the write side of a read-write tree.
@@ -68,16 +68,38 @@ func (t *Tree) track(tb *table.Table, prefix, stem string, es []entry) {
 	}
 }
 
-// csvHooks returns the hooks of a whole-table CSV: appends.
-func (t *Tree) csvHooks(path string) *writeHooks {
+// csvHooks returns the hooks of a whole-table CSV, the file f: appends,
+// and truncation to where a line starts.
+func (t *Tree) csvHooks(path string, f *file) *writeHooks {
 	if t.w == nil {
 		return nil
 	}
-	return &writeHooks{newAppender: func() (Appender, error) { return t.newCSVAppender(path) }}
+	return &writeHooks{
+		newAppender: func() (Appender, error) { return t.newCSVAppender(path) },
+		truncate: func(size int64) error {
+			v, err := t.finalize(f)
+			if err != nil {
+				return err
+			}
+			cv, ok := v.(*arrowexport.CSVView)
+			if !ok {
+				return fmt.Errorf("%s is not a CSV view", f.path)
+			}
+			rows, ok, err := cv.RowAt(size)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("%w: byte %d is not where a line starts", ErrInvalid, size)
+			}
+			return t.truncate(path, rows)
+		},
+	}
 }
 
 // rawHooks returns the hooks of column col's .raw file: appends, writes
-// of whole elements inside it, and truncation.
+// of whole elements inside it, and truncation (of the whole table: every
+// column's file) to a row boundary.
 func (t *Tree) rawHooks(path, col string, elemSize int) *writeHooks {
 	if t.w == nil {
 		return nil
@@ -90,14 +112,19 @@ func (t *Tree) rawHooks(path, col string, elemSize int) *writeHooks {
 			if size%int64(elemSize) != 0 {
 				return fmt.Errorf("%w: size %d is not a row boundary (rows of %d bytes)", ErrInvalid, size, elemSize)
 			}
-			return t.commit(path, func(tb *table.Table, tx *h5core.Tx) error {
-				if size/int64(elemSize) > tb.NRows {
-					return fmt.Errorf("%w: %d rows is more than the %d the table has", ErrInvalid, size/int64(elemSize), tb.NRows)
-				}
-				return tb.Truncate(tx, size/int64(elemSize))
-			})
+			return t.truncate(path, size/int64(elemSize))
 		},
 	}
+}
+
+// truncate shrinks the table at path to rows rows.
+func (t *Tree) truncate(path string, rows int64) error {
+	return t.commit(path, func(tb *table.Table, tx *h5core.Tx) error {
+		if rows > tb.NRows {
+			return fmt.Errorf("%w: %d rows is more than the %d the table has", ErrInvalid, rows, tb.NRows)
+		}
+		return tb.Truncate(tx, rows)
+	})
 }
 
 // commit runs one mutation of the table at path in a transaction of its

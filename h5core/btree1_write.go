@@ -47,27 +47,39 @@ func (tx *Tx) buildBtree1Chunks(g *chunkGeom, locs []chunkLoc) (uint64, error) {
 		}
 		return k
 	}
-	type entry struct {
-		left  []byte // key before the child
-		child uint64
-	}
-	level := make([]entry, len(locs))
+	leaves := make([]btree1Entry, len(locs))
 	for i, l := range locs {
-		level[i] = entry{key(l, false), l.addr}
+		leaves[i] = btree1Entry{key(l, false), l.addr}
 	}
-	last := key(locs[len(locs)-1], true)
+	return tx.buildBtree1(btree1Chunk, nodeSize, fanout, leaves, key(locs[len(locs)-1], true))
+}
+
+// btree1Entry is one child of a v1 B-tree node being built: the key
+// before it and its address.
+type btree1Entry struct {
+	left  []byte
+	child uint64
+}
+
+// buildBtree1 writes a v1 B-tree of node type typ over leaves (sorted)
+// at the end of file and returns the root's address: nodes of nodeSize
+// bytes (libhdf5 allocates them at full size) holding up to fanout
+// children, last the right key of the last leaf entry.
+func (tx *Tx) buildBtree1(typ uint8, nodeSize, fanout int, leaves []btree1Entry, last []byte) (uint64, error) {
+	so := tx.w.f.so
+	level := leaves
 	for depth := 0; ; depth++ {
 		n := (len(level) + fanout - 1) / fanout
 		addrs := make([]uint64, n)
 		for i := range addrs {
 			addrs[i] = tx.alloc(uint64(nodeSize))
 		}
-		up := make([]entry, n)
+		up := make([]btree1Entry, n)
 		for i := range n {
 			part := level[i*fanout : min((i+1)*fanout, len(level))]
 			b := make([]byte, nodeSize)
 			copy(b, "TREE")
-			b[4], b[5] = btree1Chunk, byte(depth)
+			b[4], b[5] = typ, byte(depth)
 			binary.LittleEndian.PutUint16(b[6:], uint16(len(part)))
 			left, right := undefAddr, undefAddr
 			if i > 0 {
@@ -92,7 +104,7 @@ func (tx *Tx) buildBtree1Chunks(g *chunkGeom, locs []chunkLoc) (uint64, error) {
 			if err := tx.write(addrs[i], b); err != nil {
 				return 0, err
 			}
-			up[i] = entry{part[0].left, addrs[i]}
+			up[i] = btree1Entry{part[0].left, addrs[i]}
 		}
 		if n == 1 {
 			return addrs[0], nil

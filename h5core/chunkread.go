@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // decodeSlots bounds concurrent background chunk decodes across all
@@ -62,12 +63,14 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 		ds.decodeAhead(idx, grid, off, end)
 	}
 	var wg sync.WaitGroup
+	var done atomic.Bool // the read is over: its chunks are no longer wanted
+	finish := func() { done.Store(true); wg.Wait() }
 	window := readAhead
 	start := func(s []uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ds.prefetch(idx, s, grid)
+			ds.prefetch(idx, s, grid, func() bool { return !done.Load() })
 		}()
 	}
 	for i := 0; parallel && i < len(list) && i < window; i++ {
@@ -85,12 +88,12 @@ func (ds *Dataset) readChunked(p []byte, off int64) error {
 		}
 		data, err := ds.chunkData(idx, s, grid)
 		if err != nil {
-			wg.Wait()
+			finish()
 			return err
 		}
 		ds.copyChunk(p, off, s, func(dst []byte, src int64) { copy(dst, data[src:]) }, data == nil)
 	}
-	wg.Wait()
+	finish()
 	return nil
 }
 
@@ -131,8 +134,15 @@ func (ds *Dataset) decodeAhead(idx chunkIndex, grid []uint64, off, end int64) {
 			sc.pending = map[uint64]bool{}
 		}
 		sc.pending[key] = true
+		// a goroutine that runs late (a busy machine) finds the scan past
+		// the chunk, which was read and perhaps evicted: not decoded again
+		past := int64(g.lastElement(s)+1) * es
 		go func() {
-			ds.prefetch(idx, s, grid)
+			ds.prefetch(idx, s, grid, func() bool {
+				sc.mu.Lock()
+				defer sc.mu.Unlock()
+				return sc.next < past
+			})
 			sc.mu.Lock()
 			delete(sc.pending, key)
 			sc.mu.Unlock()
@@ -229,14 +239,29 @@ func (g *chunkGeom) chunksInRange(e0, e1 int64, grid []uint64) [][]uint64 {
 	return list
 }
 
-// prefetch decodes a chunk into the cache, holding a decode slot.
-func (ds *Dataset) prefetch(idx chunkIndex, s, grid []uint64) {
+// prefetch decodes a chunk into the cache, holding a decode slot, unless
+// it is there already or wanted (if not nil) says, once a slot is free,
+// that it is no longer wanted.
+func (ds *Dataset) prefetch(idx chunkIndex, s, grid []uint64, wanted func() bool) {
 	if ds.f.cache.has(chunkKey{ds.Addr, linear(s, grid)}) {
 		return
 	}
 	decodeSlots <- struct{}{}
 	defer func() { <-decodeSlots }()
+	if wanted != nil && !wanted() {
+		return
+	}
 	ds.chunkData(idx, s, grid)
+}
+
+// lastElement returns the row-major index of the last element of the
+// dataset that chunk s holds.
+func (g *chunkGeom) lastElement(s []uint64) uint64 {
+	var e uint64
+	for i, d := range g.dims {
+		e = e*d + min((s[i]+1)*g.chunk[i], d) - 1
+	}
+	return e
 }
 
 // chunkData returns the decoded bytes of the chunk at scaled coordinates

@@ -184,6 +184,7 @@ type Datatype struct {
 	VlenKind VlenKind     // variable-length types
 
 	pack []packOp // how to produce packed little-endian bytes (values.go)
+	raw  []byte   // the datatype message as the file stored it (writers copy it)
 }
 
 // IsFixedSize reports whether every element's value lies entirely in its

@@ -646,7 +646,7 @@ func TestDecodeChunkPipeline(t *testing.T) {
 		{"two filters", []Filter{shuffle, fletcher}, 0, sum, 16, data, ""},
 		{"checksum skipped by the mask", []Filter{shuffle, fletcher}, 2, swapped, 16, data, ""},
 		{"all skipped", []Filter{shuffle, fletcher}, 3, data, 16, data, ""},
-		{"unknown filter", []Filter{{ID: 32013, Name: "zfp"}}, 0, data, 16, nil, "filter 32013 (zfp) not supported"},
+		{"unknown filter", []Filter{{ID: 32017, Name: "sz"}}, 0, data, 16, nil, "filter 32017 (sz) not supported"},
 		{"unknown unnamed filter", []Filter{{ID: 40000}}, 0, data, 16, nil, "filter 40000 not supported"},
 		{"named by the file", []Filter{{ID: 40000, Name: "mine"}}, 0, data, 16, nil, "filter 40000 (mine) not supported"},
 		{"szip without parameters", []Filter{{ID: FilterSZIP}}, 0, data, 16, nil, "filter 4 (szip): szip needs 4 parameters, found 0"},

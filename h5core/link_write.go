@@ -53,27 +53,7 @@ func (tx *Tx) nullMessage(oh *objectHeader, m *message) error {
 	if oh.version == 1 {
 		return tx.write(m.addr-8, []byte{0, 0})
 	}
-	hdrLen := uint64(4)
-	if oh.v2flags&(1<<2) != 0 {
-		hdrLen = 6
-	}
-	for i, c := range oh.chunks {
-		start, end := c.addr, c.addr+c.size
-		if i == 0 {
-			start, end = oh.addr, c.addr+c.size+4
-		}
-		if m.addr-hdrLen < start || m.addr+uint64(len(m.data)) > end-4 {
-			continue
-		}
-		blk, err := tx.read(start, end-start)
-		if err != nil {
-			return err
-		}
-		blk[m.addr-hdrLen-start] = msgNil
-		binary.LittleEndian.PutUint32(blk[len(blk)-4:], lookup3(blk[:len(blk)-4], 0))
-		return tx.write(start, blk)
-	}
-	return formatErr(m.addr, "message lies in no chunk of the object header at %#x", oh.addr)
+	return tx.patchHeader(oh, m.addr-oh.msgHeaderLen(), []byte{msgNil})
 }
 
 // deleteSymbol removes name from an old-style group's symbol nodes,

@@ -85,3 +85,17 @@ func (ds *dataspace) numElements() (uint64, bool) {
 	}
 	return n, true
 }
+
+// encodeDataspace encodes a simple dataspace message (version 2) with
+// maximum dimensions, the inverse of parseDataspace; lengths are sl bytes,
+// an unlimited maximum all ones.
+func encodeDataspace(sl int, dims, maxDims []uint64) []byte {
+	b := []byte{2, byte(len(dims)), 1, spaceSimple}
+	for _, v := range dims {
+		b = appendUintN(b, v, sl)
+	}
+	for _, v := range maxDims {
+		b = appendUintN(b, v, sl)
+	}
+	return b
+}

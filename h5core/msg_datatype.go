@@ -2,6 +2,8 @@ package h5core
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"slices"
 )
 
@@ -24,6 +26,7 @@ func parseDatatype(b []byte, at uint64) (*Datatype, int, error) {
 		return nil, 0, d.err
 	}
 	t.pack = t.buildPack()
+	t.raw = slices.Clone(b[:d.pos])
 	return t, d.pos, nil
 }
 
@@ -354,4 +357,44 @@ func parseComplex(d *decoder, at uint64, t *Datatype, flags uint32, depth int) {
 	if t.Base.Class != ClassFloat || 2*t.Base.Size != t.Size {
 		dtFail(d, at, "complex of size %d over a %d-byte %s base (want two floats)", t.Size, t.Base.Size, t.Base.Class)
 	}
+}
+
+// encodeDatatype encodes the datatype message of t: the bytes its file
+// stored for a type read from one, else (a type built by a caller) the
+// version 1 message of a fixed-point or IEEE-style float number, the
+// inverse of parseDatatypeAt for those classes.
+func encodeDatatype(t *Datatype) ([]byte, error) {
+	if t.raw != nil {
+		return t.raw, nil
+	}
+	var flags uint32
+	switch t.ByteOrder {
+	case LittleEndian:
+	case BigEndian:
+		flags = 1
+	default:
+		return nil, fmt.Errorf("encoding a %s datatype of byte order %v: %w", t.Class, t.ByteOrder, ErrUnsupported)
+	}
+	b := []byte{1<<4 | byte(t.Class)}
+	switch t.Class {
+	case ClassFixedPoint:
+		if t.Signed {
+			flags |= 0x08
+		}
+	case ClassFloat:
+		flags |= uint32(t.Float.Norm&3)<<4 | uint32(t.Float.SignPos&0xff)<<8
+	default:
+		return nil, fmt.Errorf("encoding a new %s datatype: %w", t.Class, ErrUnsupported)
+	}
+	le := binary.LittleEndian
+	b = append(b, byte(flags), byte(flags>>8), byte(flags>>16))
+	b = le.AppendUint32(b, uint32(t.Size))
+	b = le.AppendUint16(b, uint16(t.BitOffset))
+	b = le.AppendUint16(b, uint16(t.Precision))
+	if t.Class == ClassFloat {
+		l := t.Float
+		b = append(b, byte(l.ExpPos), byte(l.ExpSize), byte(l.MantPos), byte(l.MantSize))
+		b = le.AppendUint32(b, l.Bias)
+	}
+	return b, nil
 }

@@ -1,5 +1,7 @@
 package h5core
 
+import "encoding/binary"
+
 // fillValue is a decoded fill value message (0x0005) or old fill value
 // message (0x0004).
 type fillValue struct {
@@ -68,4 +70,17 @@ func (f *File) parseFillValueOld(b []byte, at uint64) (*fillValue, error) {
 		return nil, d.err
 	}
 	return &fillValue{defined: size > 0, value: v}, nil
+}
+
+// encodeFillValue encodes a fill value message version 3, the inverse of
+// parseFillValue: allocation time, fill time and, when value is not nil,
+// the value.
+func encodeFillValue(allocTime, fillTime uint8, value []byte) []byte {
+	flags := allocTime&3 | (fillTime&3)<<2
+	if value == nil {
+		return []byte{3, flags}
+	}
+	b := []byte{3, flags | 1<<5}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(value)))
+	return append(b, value...)
 }

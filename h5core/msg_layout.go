@@ -1,5 +1,10 @@
 package h5core
 
+import (
+	"encoding/binary"
+	"fmt"
+)
+
 // Layout classes of the data layout message.
 const (
 	layoutCompact    = 0
@@ -198,4 +203,26 @@ func (f *File) parseLayoutOld(d *decoder, l *layout) (*layout, error) {
 		return nil, d.err
 	}
 	return l, nil
+}
+
+// encodeLayout encodes a data layout message, the inverse of parseLayout
+// for what writers create: version 3 contiguous and chunked (v1 B-tree)
+// layouts with so-byte addresses and sl-byte lengths, and version 5
+// structured-chunk ones. elemSize is the chunked layout's last dimension.
+func encodeLayout(l *layout, so, sl int, elemSize uint64) ([]byte, error) {
+	switch {
+	case l.class == layoutStructured:
+		return encodeStructuredLayout(l)
+	case l.version != 3:
+	case l.class == layoutContiguous:
+		b := appendUintN([]byte{3, layoutContiguous}, l.addr, so)
+		return appendUintN(b, l.size, sl), nil
+	case l.class == layoutChunked && l.index == IndexBtreeV1:
+		b := appendUintN([]byte{3, layoutChunked, byte(len(l.chunk) + 1)}, l.addr, so)
+		for _, c := range l.chunk {
+			b = binary.LittleEndian.AppendUint32(b, uint32(c))
+		}
+		return binary.LittleEndian.AppendUint32(b, uint32(elemSize)), nil
+	}
+	return nil, fmt.Errorf("encoding a version %d layout of class %d: %w", l.version, l.class, ErrUnsupported)
 }

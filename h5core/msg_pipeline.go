@@ -1,6 +1,9 @@
 package h5core
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Filter is one stage of a dataset's filter pipeline (the Filter Pipeline
 // message, type 0x000B).
@@ -89,4 +92,39 @@ func parseFilterDescription(d *decoder, version uint8) Filter {
 		}
 	}
 	return f
+}
+
+// encodePipeline encodes a filter pipeline message version 2, the
+// inverse of parsePipeline.
+func encodePipeline(filters []Filter) ([]byte, error) {
+	if len(filters) > maxFilters {
+		return nil, fmt.Errorf("filter pipeline of %d filters (at most %d)", len(filters), maxFilters)
+	}
+	b := []byte{2, byte(len(filters))}
+	for _, f := range filters {
+		b = appendFilterDescription(b, f)
+	}
+	return b, nil
+}
+
+// appendFilterDescription appends the version 2 description of f, the
+// inverse of parseFilterDescription: a name (NUL-terminated) only for ids
+// of 256 and up.
+func appendFilterDescription(b []byte, f Filter) []byte {
+	le := binary.LittleEndian
+	b = le.AppendUint16(b, f.ID)
+	name := []byte(nil)
+	if f.ID >= 256 && f.Name != "" {
+		name = append([]byte(f.Name), 0)
+	}
+	if f.ID >= 256 {
+		b = le.AppendUint16(b, uint16(len(name)))
+	}
+	b = le.AppendUint16(b, f.Flags)
+	b = le.AppendUint16(b, uint16(len(f.ClientData)))
+	b = append(b, name...)
+	for _, v := range f.ClientData {
+		b = le.AppendUint32(b, v)
+	}
+	return b
 }

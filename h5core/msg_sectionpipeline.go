@@ -1,5 +1,10 @@
 package h5core
 
+import (
+	"encoding/binary"
+	"fmt"
+)
+
 // maxSectionFilters bounds the filters of one section's pipeline (as
 // libhdf5's H5Z_MAX_NFILTERS).
 const maxSectionFilters = 32
@@ -43,4 +48,33 @@ func parseSectionPipeline(b []byte, at uint64, sections int) ([][]Filter, error)
 		}
 	}
 	return out, nil
+}
+
+// encodeSectionPipeline encodes a structured-chunk filter pipeline message
+// (version 1), the inverse of parseSectionPipeline: one entry per section
+// with a non-nil pipeline.
+func encodeSectionPipeline(secs [][]Filter) ([]byte, error) {
+	n := 0
+	for _, p := range secs {
+		if p != nil {
+			n++
+		}
+	}
+	b := []byte{1, byte(n)}
+	for i, p := range secs {
+		if p == nil {
+			continue
+		}
+		if len(p) > maxSectionFilters {
+			return nil, fmt.Errorf("section %d pipeline of %d filters (at most %d)", i, len(p), maxSectionFilters)
+		}
+		var list []byte
+		for _, f := range p {
+			list = appendFilterDescription(list, f)
+		}
+		b = append(b, byte(i), byte(len(p)))
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(list)))
+		b = append(b, list...)
+	}
+	return b, nil
 }

@@ -203,13 +203,7 @@ func (f *File) readHeaderChunk(oh *objectHeader, c headerChunk, first bool) ([]h
 	}
 	d := f.decoder(body, start)
 	var conts []headerChunk
-	hdrLen := 8
-	if oh.version == 2 {
-		hdrLen = 4
-		if oh.v2flags&(1<<2) != 0 {
-			hdrLen = 6
-		}
-	}
+	hdrLen := int(oh.msgHeaderLen())
 	for d.remaining() >= hdrLen {
 		var m message
 		var size int
@@ -250,6 +244,18 @@ func (f *File) readHeaderChunk(oh *objectHeader, c headerChunk, first bool) ([]h
 		oh.msgs = append(oh.msgs, m)
 	}
 	return conts, nil
+}
+
+// msgHeaderLen is the size of a message's header (type, size, flags):
+// 8 bytes in version 1, 4 or (with creation order) 6 in version 2.
+func (oh *objectHeader) msgHeaderLen() uint64 {
+	switch {
+	case oh.version == 1:
+		return 8
+	case oh.v2flags&(1<<2) != 0:
+		return 6
+	}
+	return 4
 }
 
 // find returns the first message of type typ, or nil.

@@ -512,8 +512,10 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 	}
 	// levels[d] is the list being filled at dimension d; the lists of the
 	// last dimension, filled one after the other, share one backing array
-	// of at most n spans rather than each growing its own
+	// of at most n spans rather than each growing its own: the one being
+	// filled is back[from:], given to its list when it is closed
 	back := make([]span, 0, n)
+	from := 0
 	levels := make([]*spanList, rank)
 	for d := range levels {
 		levels[d] = &spanList{}
@@ -523,6 +525,9 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 	closeBelow := func(d int) {
 		for k := last; k > d; k-- {
 			child := levels[k]
+			if k == last {
+				child.spans, from = back[from:len(back):len(back)], len(back)
+			}
 			levels[k] = &spanList{}
 			parent := levels[k-1]
 			sp := &parent.spans[len(parent.spans)-1]
@@ -548,18 +553,18 @@ func buildRuns(start, end []uint64, rank int) *spanList {
 		for k := d; k < last; k++ {
 			levels[k].spans = append(levels[k].spans, span{lo: start[b+k], hi: start[b+k]})
 		}
-		l := levels[last]
 		lo, hi := start[b+last], end[b+last]
-		if m := len(l.spans); m > 0 && l.spans[m-1].hi+1 == lo {
-			l.spans[m-1].hi = hi
+		if m := len(back); m > from && back[m-1].hi+1 == lo {
+			back[m-1].hi = hi
 		} else {
-			// l.spans is the tail of back: grow both
 			back = append(back, span{lo: lo, hi: hi})
-			l.spans = back[len(back)-m-1 : len(back) : len(back)]
 		}
-		l.n += hi - lo + 1
+		levels[last].n += hi - lo + 1
 	}
 	closeBelow(0)
+	if last == 0 {
+		levels[0].spans = back
+	}
 	return levels[0]
 }
 

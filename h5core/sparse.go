@@ -132,12 +132,62 @@ func (ds *Dataset) SparseChunks() ([]ChunkInfo, error) {
 // ReadSparseChunk reads and decodes one stored chunk listed by
 // SparseChunks: the selection and, if values is true, the values.
 func (ds *Dataset) ReadSparseChunk(c ChunkInfo, values bool) (*SparseChunk, error) {
+	loc, err := ds.sparseLoc(c)
+	if err != nil {
+		return nil, err
+	}
+	sel, vals, err := ds.decodeStructured(loc, values)
+	if err != nil {
+		return nil, ds.err(err)
+	}
+	g := ds.geom
+	out := &SparseChunk{ChunkInfo: c, Selection: sel, Values: vals, elemSize: int(g.elemSize), limit: make([]uint64, len(g.chunk))}
+	for i := range out.limit {
+		out.limit[i] = min(g.chunk[i], g.dims[i]-min(c.Offset[i], g.dims[i]))
+	}
+	return out, nil
+}
+
+// ReadSparseValues reads only the values section of one stored chunk
+// listed by SparseChunks, unfiltered: the count defined elements, packed
+// in the file's datatype and byte order, in the selection's order. count
+// is the length of the chunk's selection (Selection.Len of an earlier
+// ReadSparseChunk, which verified section 0); the selection is neither
+// read nor decoded again.
+func (ds *Dataset) ReadSparseValues(c ChunkInfo, count uint64) ([]byte, error) {
+	loc, err := ds.sparseLoc(c)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(format string, args ...any) error {
+		return ds.err(formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...)))
+	}
+	o := loc.stc.offsets[1]
+	if o > loc.size || !ds.f.holds(loc.addr, loc.size) {
+		return nil, fail("%d bytes at %#x (values from %d) lie beyond the end of the file", loc.size, loc.addr, o)
+	}
+	raw, err := ds.f.read(loc.addr+o, loc.size-o)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	vals, err := ds.unfilterSection(loc, 1, raw)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	if want := count * ds.geom.elemSize; uint64(len(vals)) != want {
+		return nil, fail("section 1 holds %d bytes, %d defined elements need %d", len(vals), count, want)
+	}
+	return vals, nil
+}
+
+// sparseLoc returns the location of a chunk listed by SparseChunks.
+func (ds *Dataset) sparseLoc(c ChunkInfo) (chunkLoc, error) {
 	if !ds.IsSparse() {
-		return nil, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
+		return chunkLoc{}, fmt.Errorf("%s: %s: not a sparse dataset", ds.f.name, ds.Path)
 	}
 	g := ds.geom
 	if len(c.Offset) != len(g.chunk) || len(c.Sections) != ds.layout.stc.sections {
-		return nil, fmt.Errorf("%s: %s: chunk info does not belong to this dataset", ds.f.name, ds.Path)
+		return chunkLoc{}, fmt.Errorf("%s: %s: chunk info does not belong to this dataset", ds.f.name, ds.Path)
 	}
 	loc := chunkLoc{scaled: make([]uint64, len(c.Offset)), addr: c.Addr, size: c.StoredSize, stc: &stcRecord{}}
 	for _, s := range c.Sections {
@@ -150,15 +200,7 @@ func (ds *Dataset) ReadSparseChunk(c ChunkInfo, values bool) (*SparseChunk, erro
 	for i, o := range c.Offset {
 		loc.scaled[i] = o / g.chunk[i]
 	}
-	sel, vals, err := ds.decodeStructured(loc, values)
-	if err != nil {
-		return nil, ds.err(err)
-	}
-	out := &SparseChunk{ChunkInfo: c, Selection: sel, Values: vals, elemSize: int(g.elemSize), limit: make([]uint64, len(g.chunk))}
-	for i := range out.limit {
-		out.limit[i] = min(g.chunk[i], g.dims[i]-min(c.Offset[i], g.dims[i]))
-	}
-	return out, nil
+	return loc, nil
 }
 
 // NNZ returns the number of defined elements of a sparse dataset, counted
@@ -206,7 +248,7 @@ func (ds *Dataset) decodeStructured(loc chunkLoc, values bool) (*Selection, []by
 // decodeStructuredBytes decodes the stored bytes raw of the chunk at loc
 // (all of them, or at least section 0 when values is false).
 func (ds *Dataset) decodeStructuredBytes(loc chunkLoc, raw []byte, values bool) (*Selection, []byte, error) {
-	g, s := ds.geom, ds.layout.stc
+	g := ds.geom
 	fail := func(format string, args ...any) error {
 		return formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...))
 	}
@@ -214,32 +256,14 @@ func (ds *Dataset) decodeStructuredBytes(loc chunkLoc, raw []byte, values bool) 
 	if err != nil {
 		return nil, nil, fail("%v", err)
 	}
-	partial := false
-	if s.flags&stcDontFilterPartial != 0 {
-		for i, c := range g.chunk {
-			partial = partial || (loc.scaled[i]+1)*c > g.dims[i]
-		}
-	}
 	need := 1
 	if values {
 		need = 2
 	}
 	for i := 0; i < need; i++ {
-		if i >= len(ds.SectionFilters) || ds.SectionFilters[i] == nil || partial {
-			continue
+		if secs[i], err = ds.unfilterSection(loc, i, secs[i]); err != nil {
+			return nil, nil, fail("%v", err)
 		}
-		if loc.stc.unfiltered == nil {
-			return nil, nil, fail("filtered section %d without an unfiltered size", i)
-		}
-		want := loc.stc.unfiltered[i]
-		if want > maxSectionBytes {
-			return nil, nil, fail("section %d of %d bytes unfiltered", i, want)
-		}
-		out, err := decodeChunk(ds.SectionFilters[i], loc.stc.masks[i], secs[i], int(want))
-		if err != nil {
-			return nil, nil, fail("section %d: %v", i, err)
-		}
-		secs[i] = out
 	}
 	sec0 := secs[0]
 	if len(sec0) < 4 {
@@ -260,6 +284,34 @@ func (ds *Dataset) decodeStructuredBytes(loc chunkLoc, raw []byte, values bool) 
 		return nil, nil, fail("section 1 holds %d bytes, %d defined elements need %d", len(secs[1]), sel.Len(), want)
 	}
 	return sel, secs[1], nil
+}
+
+// unfilterSection returns section i (stored bytes sec) of the chunk at
+// loc with its pipeline undone (sec itself when unfiltered).
+func (ds *Dataset) unfilterSection(loc chunkLoc, i int, sec []byte) ([]byte, error) {
+	g, s := ds.geom, ds.layout.stc
+	if i >= len(ds.SectionFilters) || ds.SectionFilters[i] == nil {
+		return sec, nil
+	}
+	if s.flags&stcDontFilterPartial != 0 {
+		for d, c := range g.chunk {
+			if (loc.scaled[d]+1)*c > g.dims[d] {
+				return sec, nil // a partial edge chunk stored unfiltered
+			}
+		}
+	}
+	if loc.stc.unfiltered == nil {
+		return nil, fmt.Errorf("filtered section %d without an unfiltered size", i)
+	}
+	want := loc.stc.unfiltered[i]
+	if want > maxSectionBytes {
+		return nil, fmt.Errorf("section %d of %d bytes unfiltered", i, want)
+	}
+	out, err := decodeChunk(ds.SectionFilters[i], loc.stc.masks[i], sec, int(want))
+	if err != nil {
+		return nil, fmt.Errorf("section %d: %v", i, err)
+	}
+	return out, nil
 }
 
 // denseStructuredChunk decodes a stored structured chunk into a dense

@@ -1,6 +1,7 @@
 package h5core
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -100,7 +101,11 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 			return d.errf("chunk %v lies outside the extent %v", scaled, g.dims)
 		}
 	}
+	total := product(g.chunk)
 	for _, p := range idx {
+		if p >= total {
+			return d.errf("chunk %v: position %d lies outside the chunk %v", scaled, p, g.chunk)
+		}
 		for i := len(g.chunk) - 1; i >= 0; i-- {
 			if scaled[i]*g.chunk[i]+p%g.chunk[i] >= g.dims[i] {
 				return d.errf("chunk %v: position %d lies outside the extent %v", scaled, p, g.dims)
@@ -108,18 +113,144 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 			p /= g.chunk[i]
 		}
 	}
+	return d.storeSparseChunk(scaled, g.dims, idx, vals)
+}
+
+// storeSparseChunk encodes the structured chunk at scaled for the extent
+// dims (encodeSparseChunk), writes it at the end of the file and sets
+// its index record; with no position it removes the chunk from the
+// index. A chunk that cannot be encoded is an error that leaves the
+// transaction usable.
+func (d *dsWriter) storeSparseChunk(scaled, dims, idx []uint64, vals []byte) error {
 	loc := chunkLoc{scaled: slices.Clone(scaled), addr: undefAddr}
 	if len(idx) > 0 {
-		enc, rec, err := ds.encodeSparseChunk(scaled, g.dims, idx, vals)
+		enc, rec, err := d.ds.encodeSparseChunk(scaled, dims, idx, vals)
 		if err != nil {
 			return err
 		}
-		loc.addr, loc.size, loc.stc = tx.alloc(uint64(len(enc))), uint64(len(enc)), rec
-		if err := tx.write(loc.addr, enc); err != nil {
+		loc.addr, loc.size, loc.stc = d.tx.alloc(uint64(len(enc))), uint64(len(enc)), rec
+		if err := d.tx.write(loc.addr, enc); err != nil {
 			return err
 		}
 	}
-	return tx.fail(d.idx.set(loc))
+	return d.tx.fail(d.idx.set(loc))
+}
+
+// refilterEdgeChunks rewrites, through their filter pipelines, the
+// stored structured chunks that are partial edge chunks under the
+// current extent and whole under the larger extent dims. With the
+// layout's "don't filter partial edge chunks" flag they were stored
+// unfiltered, and a reader takes the extent and the flag, not the mask,
+// to tell (sparse-structured-chunk-format.md §4): left as they are they
+// would read as filtered once the extent grows (libhdf5's
+// H5D__chunk_update_old_edge_chunks does the same for ordinary chunks).
+// SetExtent calls it before the new extent applies.
+func (d *dsWriter) refilterEdgeChunks(dims []uint64) error {
+	ds := d.ds
+	if ds.layout.stc == nil || ds.layout.stc.flags&stcDontFilterPartial == 0 || ds.SectionFilters == nil {
+		return nil
+	}
+	g := ds.geom
+	rank := len(g.chunk)
+	// edge[i]: dimension i's partial edge chunk that becomes whole (-1:
+	// none); n[i]: chunks along dimension i under the current extent
+	edge, n := make([]int64, rank), make([]uint64, rank)
+	for i, c := range g.chunk {
+		n[i] = (g.dims[i] + c - 1) / c
+		edge[i] = -1
+		if e := g.dims[i] / c; g.dims[i]%c != 0 && (e+1)*c <= dims[i] {
+			edge[i] = int64(e)
+		}
+	}
+	scaled := make([]uint64, rank)
+	// visit calls refilter for each chunk of the slab of dimension i's
+	// edge whose dimensions before i are not at an edge (visited in
+	// their own slab) and that is whole under dims
+	var visit func(i, j int) error
+	visit = func(i, j int) error {
+		if j == rank {
+			return d.refilterChunk(scaled, dims)
+		}
+		if j == i {
+			scaled[j] = uint64(edge[i])
+			return visit(i, j+1)
+		}
+		for s := range n[j] {
+			if (j < i && int64(s) == edge[j]) || (s+1)*g.chunk[j] > dims[j] {
+				continue
+			}
+			scaled[j] = s
+			if err := visit(i, j+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range rank {
+		if edge[i] >= 0 {
+			if err := visit(i, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// refilterChunk reads the stored chunk at scaled (if any) as the current
+// extent has it and stores it again for the extent dims.
+func (d *dsWriter) refilterChunk(scaled, dims []uint64) error {
+	loc, err := d.idx.get(scaled)
+	if err != nil || loc.addr == undefAddr {
+		return err
+	}
+	g := d.ds.geom
+	off := make([]uint64, len(scaled))
+	for i, s := range scaled {
+		off[i] = s * g.chunk[i]
+	}
+	c, err := d.ds.ReadSparseChunk(ChunkInfo{Offset: off, Addr: loc.addr, StoredSize: loc.size, Sections: loc.stc.info(loc.size)}, true)
+	if err != nil {
+		return err
+	}
+	idx, vals, err := c.Positions()
+	if err != nil {
+		return err
+	}
+	return d.storeSparseChunk(scaled, dims, idx, vals)
+}
+
+// Positions returns the chunk's defined positions as row-major linear
+// indices inside the chunk, ascending, with their values (read with the
+// chunk) in the same order: a point selection may list its points in
+// any order.
+func (c *SparseChunk) Positions() ([]uint64, []byte, error) {
+	shape := c.Selection.shape
+	var idx []uint64
+	err := c.Selection.Runs(func(start []uint64, n uint64) error {
+		var pos uint64
+		for i, v := range start {
+			pos = pos*shape[i] + v
+		}
+		for k := range n {
+			idx = append(idx, pos+k)
+		}
+		return nil
+	})
+	if err != nil || slices.IsSorted(idx) {
+		return idx, c.Values, err
+	}
+	es := c.elemSize
+	order := make([]int, len(idx))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(idx[a], idx[b]) })
+	sorted, vals := make([]uint64, len(idx)), make([]byte, 0, len(c.Values))
+	for i, o := range order {
+		sorted[i] = idx[o]
+		vals = append(vals, c.Values[o*es:(o+1)*es]...)
+	}
+	return sorted, vals, nil
 }
 
 // newStructuredIndexWriter returns the writer of a structured-chunk

@@ -106,6 +106,9 @@ func (tx *Tx) SetExtent(path string, dims []uint64) error {
 	if n, ok := (&dataspace{kind: spaceSimple, dims: dims}).numElements(); !ok || n > uint64(1<<62)/max(uint64(d.ds.Type.Size), 1) {
 		return d.errf("extent %v overflows", dims)
 	}
+	if err := d.refilterEdgeChunks(dims); err != nil {
+		return tx.fail(err)
+	}
 	sp.dims = slices.Clone(dims)
 	d.ds.geom.dims = sp.dims
 	d.spaceDirty = true

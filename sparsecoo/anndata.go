@@ -165,7 +165,13 @@ type groupSource struct {
 	whole         *block // a transposed CSC group
 }
 
-func (s *groupSource) decode(i int, values bool) (*block, error) {
+func (s *groupSource) decode(i int, want part) (*block, part, error) {
+	b, err := s.decodeRows(i, want&partVals != 0)
+	return b, want | partIdx, err
+}
+
+// decodeRows returns block i with its values if values is set.
+func (s *groupSource) decodeRows(i int, values bool) (*block, error) {
 	if s.whole != nil {
 		return &block{idx: s.whole.idx, vals: s.whole.vals}, nil
 	}

@@ -11,11 +11,15 @@ import (
 // datasetSource reads a structured-chunk sparse dataset one chunk row
 // (the chunks sharing their first scaled coordinate) at a time.
 type datasetSource struct {
-	ds    *h5core.Dataset
-	rows  [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
-	nnz   []uint64             // defined elements of each chunk row
-	shape []uint64
-	es    int
+	ds   *h5core.Dataset
+	rows [][]h5core.ChunkInfo // stored chunks of each non-empty chunk row
+	nnz  []uint64             // defined elements of each chunk row
+	// direct marks the chunk rows of one chunk whose stored values are
+	// the row's values in row-major order: a hyperslab or "all"
+	// selection wholly inside the extent
+	direct []bool
+	shape  []uint64
+	es     int
 }
 
 // Open reads the chunk index and every chunk's selection (not the values)
@@ -35,6 +39,7 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 	src := &datasetSource{ds: ds, shape: shape, es: ds.Type.PackedSize()}
 	m := &Matrix{shape: shape, typ: ds.Type, elemSize: src.es, src: src}
 	counts := make([]uint64, len(chunks))
+	direct := make([]bool, len(chunks))
 	// per-row counts give CSR row pointers without decoding (rank 2)
 	var rowCounts []uint64
 	if len(shape) == 2 && shape[0] <= maxRowCounts {
@@ -45,6 +50,7 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 		c, err := ds.ReadSparseChunk(chunks[i], false)
 		if err == nil {
 			counts[i] = c.NNZ()
+			direct[i] = c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == counts[i]
 			if rowCounts != nil {
 				mu.Lock()
 				c.Selection.CountRows(c.Limit(), c.Offset[0], rowCounts[1:])
@@ -67,7 +73,10 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 			m.blocks = append(m.blocks, blockMeta{first: m.nnz, r0: c.Offset[0], r1: r1})
 			src.rows = append(src.rows, nil)
 			src.nnz = append(src.nnz, 0)
+			src.direct = append(src.direct, direct[i])
 			n++
+		} else {
+			src.direct[n-1] = false
 		}
 		m.blocks[n-1].nnz += counts[i]
 		src.rows[n-1] = append(src.rows[n-1], c)
@@ -121,7 +130,25 @@ func parallel(n int, fn func(i int) error) error {
 	return first
 }
 
-func (s *datasetSource) decode(i int, values bool) (*block, error) {
+func (s *datasetSource) decode(i int, want part) (*block, part, error) {
+	if want == partVals && s.direct[i] {
+		vals, err := s.ds.ReadSparseValues(s.rows[i][0], s.nnz[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		if t := s.ds.Type; !t.IsPackedLE() {
+			vals = t.AppendPackedLE(nil, vals, int(s.nnz[i]))
+		}
+		return &block{vals: vals}, partVals, nil
+	}
+	values := want&partVals != 0
+	b, err := s.decodeRow(i, values)
+	return b, want | partIdx, err
+}
+
+// decodeRow decodes chunk row i: the selections and, if values is set,
+// the values.
+func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	chunks := s.rows[i]
 	decoded := make([]*h5core.SparseChunk, len(chunks))
 	err := parallel(len(chunks), func(k int) error {

@@ -43,24 +43,36 @@ type blockMeta struct {
 	r0, r1 uint64 // the rows (dimension 0) it covers: [r0, r1)
 }
 
+// part says which parts of a block are wanted or held: the linear
+// indices, the values or both.
+type part uint8
+
+const (
+	partIdx part = 1 << iota
+	partVals
+)
+
 // block is a decoded block: the global row-major linear index of each
-// defined element, ascending, and the packed values (nil when not read).
+// defined element, ascending (nil when not read), and the packed values
+// (nil when not read).
 type block struct {
-	i      int
-	values bool
-	idx    []uint64
-	vals   []byte
+	i    int
+	has  part
+	idx  []uint64
+	vals []byte
 }
 
 // blockSource produces a Matrix's blocks.
 type blockSource interface {
-	// decode returns block i, with its values if values is set.
-	decode(i int, values bool) (*block, error)
+	// decode returns block i with at least the parts want and reports
+	// the parts it holds.
+	decode(i int, want part) (*block, part, error)
 }
 
-// cachedBlocks is how many decoded blocks a Matrix keeps (the one being
-// read, the next one decoded ahead, one more).
-const cachedBlocks = 3
+// cachedBlocks is how many decoded blocks a Matrix keeps: the one being
+// read and the next one decoded ahead, each perhaps twice (its indices
+// for coordinate columns, its values alone for the value column).
+const cachedBlocks = 4
 
 // Shape returns the array's dimensions.
 func (m *Matrix) Shape() []uint64 { return m.shape }
@@ -93,14 +105,14 @@ func (m *Matrix) Coords(idx uint64, dst []uint64) {
 
 // get returns decoded block i, from the cache when possible, and starts
 // decoding block i+1 in the background (reads are mostly sequential).
-func (m *Matrix) get(i int, values bool) (*block, error) {
-	b, err := m.fetch(i, values)
+func (m *Matrix) get(i int, want part) (*block, error) {
+	b, err := m.fetch(i, want)
 	if err == nil && i+1 < len(m.blocks) {
 		m.mu.Lock()
-		busy := m.cached(i+1, values) != nil || m.inflight[i+1] != nil
+		busy := m.cached(i+1, want) != nil || m.inflight[i+1] != nil
 		m.mu.Unlock()
 		if !busy {
-			go m.fetch(i+1, values)
+			go m.fetch(i+1, want)
 		}
 	}
 	return b, err
@@ -108,17 +120,17 @@ func (m *Matrix) get(i int, values bool) (*block, error) {
 
 // flight is a block being decoded.
 type flight struct {
-	done   chan struct{}
-	values bool
-	b      *block
-	err    error
+	done chan struct{}
+	want part
+	b    *block
+	err  error
 }
 
-// cached returns block i from the cache (with values if asked), or nil.
+// cached returns block i from the cache (with the parts asked), or nil.
 // m.mu must be held.
-func (m *Matrix) cached(i int, values bool) *block {
+func (m *Matrix) cached(i int, want part) *block {
 	for k, b := range m.cache {
-		if b.i == i && (b.values || !values) {
+		if b.i == i && b.has&want == want {
 			copy(m.cache[1:k+1], m.cache[:k])
 			m.cache[0] = b
 			return b
@@ -129,29 +141,34 @@ func (m *Matrix) cached(i int, values bool) *block {
 
 // fetch returns block i from the cache, from a decode in flight, or by
 // decoding it.
-func (m *Matrix) fetch(i int, values bool) (*block, error) {
+func (m *Matrix) fetch(i int, want part) (*block, error) {
 	m.mu.Lock()
-	if b := m.cached(i, values); b != nil {
+	if b := m.cached(i, want); b != nil {
 		m.mu.Unlock()
 		return b, nil
 	}
-	if f := m.inflight[i]; f != nil && (f.values || !values) {
+	if f := m.inflight[i]; f != nil && f.want&want == want {
 		m.mu.Unlock()
 		<-f.done
 		return f.b, f.err
 	}
-	f := &flight{done: make(chan struct{}), values: values}
+	f := &flight{done: make(chan struct{}), want: want}
 	if m.inflight == nil {
 		m.inflight = map[int]*flight{}
 	}
 	m.inflight[i] = f
 	m.mu.Unlock()
 
-	f.b, f.err = m.src.decode(i, values)
+	var has part
+	f.b, has, f.err = m.src.decode(i, want)
 	if f.err == nil {
-		f.b.i, f.b.values = i, values
-		if uint64(len(f.b.idx)) != m.blocks[i].nnz {
-			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(f.b.idx), m.blocks[i].nnz)
+		f.b.i, f.b.has = i, has
+		nnz, es := m.blocks[i].nnz, uint64(m.elemSize)
+		switch {
+		case has&partIdx != 0 && uint64(len(f.b.idx)) != nnz:
+			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(f.b.idx), nnz)
+		case has&partVals != 0 && uint64(len(f.b.vals)) != nnz*es:
+			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d bytes of values, its selections count %d elements", i, len(f.b.vals), nnz)
 		}
 	}
 	m.mu.Lock()
@@ -186,7 +203,11 @@ func (m *Matrix) Read(start uint64, idx []uint64, vals []byte) error {
 	for done := uint64(0); done < n; {
 		e := start + done
 		bi := m.blockOf(e)
-		b, err := m.get(bi, vals != nil)
+		want := partIdx
+		if vals != nil {
+			want |= partVals
+		}
+		b, err := m.get(bi, want)
 		if err != nil {
 			return err
 		}
@@ -200,13 +221,36 @@ func (m *Matrix) Read(start uint64, idx []uint64, vals []byte) error {
 	return nil
 }
 
+// ReadValues fills vals (a whole number of ElemSize elements) with the
+// values of defined elements from start on, in row-major order, as Read
+// does; blocks whose stored order is row-major are not decoded further
+// than their values.
+func (m *Matrix) ReadValues(start uint64, vals []byte) error {
+	es := uint64(m.elemSize)
+	n := uint64(len(vals)) / es
+	if start > m.nnz || n > m.nnz-start {
+		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
+	}
+	for done := uint64(0); done < n; {
+		e := start + done
+		bi := m.blockOf(e)
+		b, err := m.get(bi, partVals)
+		if err != nil {
+			return err
+		}
+		off := e - m.blocks[bi].first
+		done += uint64(copy(vals[done*es:n*es], b.vals[off*es:])) / es
+	}
+	return nil
+}
+
 // Each calls fn for every defined element in row-major order with its
 // coordinates (reused between calls) and packed value.
 func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
 	coord := make([]uint64, len(m.shape))
 	es := m.elemSize
 	for i := range m.blocks {
-		b, err := m.get(i, true)
+		b, err := m.get(i, partIdx|partVals)
 		if err != nil {
 			return err
 		}
@@ -224,7 +268,7 @@ func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
 // in row-major order; the slices are only valid during the call.
 func (m *Matrix) EachBlock(fn func(idx []uint64, vals []byte) error) error {
 	for i := range m.blocks {
-		b, err := m.get(i, true)
+		b, err := m.get(i, partIdx|partVals)
 		if err != nil {
 			return err
 		}
@@ -256,7 +300,7 @@ func (m *Matrix) RowPtr(r uint64) (uint64, error) {
 	if r <= meta.r0 {
 		return meta.first, nil
 	}
-	b, err := m.get(bi, false)
+	b, err := m.get(bi, partIdx)
 	if err != nil {
 		return 0, err
 	}

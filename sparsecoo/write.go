@@ -81,7 +81,7 @@ func openSparse(rw *h5core.RW, path string) (*h5core.Dataset, error) {
 }
 
 // Shape returns the extent the dataset has once the pending defines
-// commit.
+// commit, as far as this writer knows (another may grow it further).
 func (w *Writer) Shape() []uint64 { return w.shape }
 
 // ElemSize returns the size of one packed value.
@@ -192,11 +192,17 @@ func (w *Writer) Commit() error {
 
 // apply writes every edited chunk, in row-major chunk order.
 func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
-	if !slices.Equal(w.shape, ds.Shape()) {
-		if err := tx.SetExtent(w.path, w.shape); err != nil {
+	// another writer may have grown the extent since this one opened
+	shape := slices.Clone(ds.Shape())
+	for i, n := range w.shape {
+		shape[i] = max(shape[i], n)
+	}
+	if !slices.Equal(shape, ds.Shape()) {
+		if err := tx.SetExtent(w.path, shape); err != nil {
 			return err
 		}
 	}
+	w.shape = shape
 	edits := make([]*chunkEdit, 0, len(w.edits))
 	for _, e := range w.edits {
 		edits = append(edits, e)
@@ -224,9 +230,13 @@ func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
 // merge returns the chunk's defined positions (ascending) and values
 // after the edit, and whether anything changed.
 func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte, bool, error) {
-	oidx, ovals, err := w.positions(old)
-	if err != nil {
-		return nil, nil, false, err
+	var oidx []uint64
+	var ovals []byte
+	if old != nil {
+		var err error
+		if oidx, ovals, err = old.Positions(); err != nil {
+			return nil, nil, false, err
+		}
 	}
 	// the last edit of each position, ascending
 	slices.SortStableFunc(e.edits, func(a, b edit) int { return cmp.Compare(a.pos, b.pos) })
@@ -264,38 +274,4 @@ func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte,
 		idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
 	}
 	return idx, vals, changed, nil
-}
-
-// positions returns the defined positions of a stored chunk (nil: none)
-// as chunk-relative linear indices, ascending, with their values in the
-// same order (a point selection may list its points in any order).
-func (w *Writer) positions(c *h5core.SparseChunk) ([]uint64, []byte, error) {
-	if c == nil {
-		return nil, nil, nil
-	}
-	var idx []uint64
-	err := c.Selection.Runs(func(start []uint64, n uint64) error {
-		var pos uint64
-		for i, v := range start {
-			pos = pos*w.chunk[i] + v
-		}
-		for k := range n {
-			idx = append(idx, pos+k)
-		}
-		return nil
-	})
-	if err != nil || slices.IsSorted(idx) {
-		return idx, c.Values, err
-	}
-	order := make([]int, len(idx))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(idx[a], idx[b]) })
-	sorted, vals := make([]uint64, len(idx)), make([]byte, 0, len(c.Values))
-	for i, o := range order {
-		sorted[i] = idx[o]
-		vals = append(vals, c.Values[o*w.es:(o+1)*w.es]...)
-	}
-	return sorted, vals, nil
 }

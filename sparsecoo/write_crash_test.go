@@ -1,10 +1,12 @@
 package sparsecoo
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -72,110 +74,141 @@ func sparseCommit(rw *h5core.RW, name string, old model, dtype string) error {
 	return w.Commit()
 }
 
-// TestWriterCrashReplay records a Writer commit (extensible array
-// growing; filtered fixed array) and replays every crash state: after
-// h5core's recovery the dataset holds exactly the old or the new
-// elements (read by h5core, and for each distinct file by the
+// sparseCrashCases are the datasets TestWriterCrashReplay commits to:
+// an extensible array growing and a filtered fixed array.
+var sparseCrashCases = []struct{ file, name, dtype string }{
+	{"sparse_2d_float64_ea.h5", "/float64_ea_unlim0", "<f8"},
+	{"sparse_2d_int32_fa.h5", "/int32_fa_filtered", "<i4"},
+}
+
+// TestWriterCrashReplay records a Writer commit and replays every crash
+// state: after h5core's recovery the dataset holds exactly the old or the
+// new elements (read by h5core, and for each distinct file by the
 // independent decoder), and before recovery libhdf5 still opens the
 // file.
 func TestWriterCrashReplay(t *testing.T) {
-	for _, c := range []struct{ file, name, dtype string }{
-		{"sparse_2d_float64_ea.h5", "/float64_ea_unlim0", "<f8"},
-		{"sparse_2d_int32_fa.h5", "/int32_fa_filtered", "<i4"},
-	} {
+	for _, c := range sparseCrashCases {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", c.file))
-			if err != nil {
+			if err := replaySparseCommit(t, c.file, c.name, c.dtype, &crashtest.Recorder{}); err != nil {
 				t.Fatal(err)
 			}
-			p := filepath.Join(t.TempDir(), c.file)
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p+".orig", b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			oldM, err := readModel(p, c.name, c.dtype)
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap, err := crashtest.Take(p, h5core.JournalPath(p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &crashtest.Recorder{}
-			rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sparseCommit(rw, c.name, oldM, c.dtype); err != nil {
-				t.Fatal(err)
-			}
-			if err := rw.Close(); err != nil {
-				t.Fatal(err)
-			}
-			newM, err := readModel(p, c.name, c.dtype)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sameModel(oldM, newM) {
-				t.Fatal("the commit changed nothing")
-			}
-			ops := rec.Ops()
-			crashes, err := crashtest.Replay(snap, ops, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			// after recovery: the old or the new dataset, read by h5core;
-			// the independent decoder reads a few of each kind
-			decoded := map[bool]int{}
-			var before []string
-			for _, cr := range crashes {
-				cp := cr.Path(p)
-				b, err := os.ReadFile(cp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pre := cp + ".before.h5"
-				if err := os.WriteFile(pre, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				before = append(before, pre)
-				if _, err := h5core.RecoverFS(h5core.OSFS, cp, nil); err != nil {
-					t.Fatalf("%s: recover: %v", cr, err)
-				}
-				got, err := readModel(cp, c.name, c.dtype)
-				if err != nil {
-					t.Fatalf("%s: after recovery: %v", cr, err)
-				}
-				isNew := sameModel(got, newM)
-				if !isNew && !sameModel(got, oldM) {
-					t.Fatalf("%s: after recovery neither the old nor the new dataset (%d elements, shape %v)", cr, len(got.elems), got.shape)
-				}
-				if decoded[isNew] < 2 {
-					decoded[isNew]++
-					dec, err := verifyDecoder(cp, c.name, c.dtype)
-					if err != nil {
-						t.Fatalf("%s: %v", cr, err)
-					}
-					if !sameModel(dec, got) {
-						t.Fatalf("%s: the independent decoder reads %d elements, h5core %d", cr, len(dec.elems), len(got.elems))
-					}
-				}
-			}
-			// before recovery: libhdf5 lists and opens what it did before
-			listings, err := sparsetest.Libhdf5Listing(append([]string{p + ".orig"}, before...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, pre := range before {
-				if err := sparsetest.SameListing(listings[p+".orig"], listings[pre]); err != nil {
-					t.Fatalf("%s before recovery: %v", pre, err)
-				}
-			}
-			t.Logf("%d operations, %d crash states, recovered to old/new: decoded %v", len(ops), len(crashes), decoded)
 		})
 	}
+}
+
+// TestWriterCrashReplayCatchesMissingSync replays the growing commit of
+// the extensible array with the journal's fsyncs dropped from the
+// record, as if the code forgot them: some crash state then loses the
+// journal after in-place writes reached the file, a mix of old and new
+// that recovery cannot undo, and the harness must find it.
+func TestWriterCrashReplayCatchesMissingSync(t *testing.T) {
+	c := sparseCrashCases[0]
+	rec := &crashtest.Recorder{DropSync: func(name string) bool { return strings.HasSuffix(name, "-journal") }}
+	err := replaySparseCommit(t, c.file, c.name, c.dtype, rec)
+	if err == nil {
+		t.Fatal("a commit whose journal is never fsynced passed the crash replay")
+	}
+	t.Logf("caught: %v", err)
+}
+
+// replaySparseCommit commits sparseCommit to a copy of the fixture file
+// through rec and replays every crash state it recorded. It returns the
+// first crash state that breaks the promise (after recovery the old or
+// the new dataset, the same for h5core and the independent decoder;
+// before recovery libhdf5 opens what it did before); setup failures are
+// fatal.
+func replaySparseCommit(t *testing.T, file, name, dtype string, rec *crashtest.Recorder) error {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), file)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p+".orig", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldM, err := readModel(p, name, dtype)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := crashtest.Take(p, h5core.JournalPath(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sparseCommit(rw, name, oldM, dtype); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	newM, err := readModel(p, name, dtype)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameModel(oldM, newM) {
+		t.Fatal("the commit changed nothing")
+	}
+	ops := rec.Ops()
+	crashes, err := crashtest.Replay(snap, ops, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// after recovery: the old or the new dataset, read by h5core; the
+	// independent decoder reads a few of each kind
+	decoded := map[bool]int{}
+	var before []string
+	for _, cr := range crashes {
+		cp := cr.Path(p)
+		b, err := os.ReadFile(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre := cp + ".before.h5"
+		if err := os.WriteFile(pre, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, pre)
+		if _, err := h5core.RecoverFS(h5core.OSFS, cp, nil); err != nil {
+			return fmt.Errorf("%s: recover: %v", cr, err)
+		}
+		got, err := readModel(cp, name, dtype)
+		if err != nil {
+			return fmt.Errorf("%s: after recovery: %v", cr, err)
+		}
+		isNew := sameModel(got, newM)
+		if !isNew && !sameModel(got, oldM) {
+			return fmt.Errorf("%s: after recovery neither the old nor the new dataset (%d elements, shape %v)", cr, len(got.elems), got.shape)
+		}
+		if decoded[isNew] < 2 {
+			decoded[isNew]++
+			dec, err := verifyDecoder(cp, name, dtype)
+			if err != nil {
+				return fmt.Errorf("%s: %v", cr, err)
+			}
+			if !sameModel(dec, got) {
+				return fmt.Errorf("%s: the independent decoder reads %d elements, h5core %d", cr, len(dec.elems), len(got.elems))
+			}
+		}
+	}
+	// before recovery: libhdf5 lists and opens what it did before
+	listings, err := sparsetest.Libhdf5Listing(append([]string{p + ".orig"}, before...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pre := range before {
+		if err := sparsetest.SameListing(listings[p+".orig"], listings[pre]); err != nil {
+			return fmt.Errorf("%s before recovery: %v", pre, err)
+		}
+	}
+	t.Logf("%d operations, %d crash states, recovered to old/new: decoded %v", len(ops), len(crashes), decoded)
+	return nil
 }
 
 // verifyDecoder reads a sparse dataset with the independent decoder.

@@ -29,6 +29,7 @@ func init() {
 		{"check", "check [--strict] [--verify-indexes] FILE  validate every table (HEP001 §12); exit 1 on a violation", runCheck},
 		{"import-mtx", "import-mtx FILE DST MATRIX.mtx           define the elements of a Matrix Market file in the existing sparse dataset DST", runImportMTX},
 		{"sparsify", "sparsify [--exclude V] FILE SRC DST      copy dense SRC into the existing sparse DST (elements equal to V, default the fill value, undefined)", runSparsify},
+		{"export", "export [--table PATH] [--part-rows N] FILE DEST  write each table as a directory DEST/TABLE of Parquet files (resumable)", runExport},
 		{"demo", "demo [MOUNTPOINT]                      list and mount the built-in sample file", runDemo},
 	}
 }

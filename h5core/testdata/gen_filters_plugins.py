@@ -7,8 +7,8 @@ Writers: Debian's bitshuffle package (its HDF5 plugin libh5bshuf.so, id
 32008: bit shuffle alone and with LZ4; `import bitshuffle.h5` alone does
 not register it with Debian's h5py), PyTables
 (python3-tables: LZO 305 and its own bzip2 307, in CArrays and a Table),
-and hdf5-filter-plugin-zfp-serial (zfp 32013, which h5core does not decode:
-the case checks the error names it). The expected bytes are what libhdf5
+and hdf5-filter-plugin-zfp-serial (zfp 32013, reversible; every zfp mode is
+in gen_filters_zfp.py). The expected bytes are what libhdf5
 reads back through the same filter (h5py or PyTables), as packed
 little-endian values of the file's datatype.
 
@@ -125,7 +125,7 @@ def main():
     rows["s"] = [("r%03d" % (i % 50)).encode() for i in range(400)]
     tables_case(manifest, tmp, "lzo_table", rows, "lzo", table=True)
     tables_case(manifest, tmp, "bzip2_tables_i32", (smooth(n) * 3).astype("<i4"), "bzip2")
-    # zfp (not decoded by h5core: the error names it); reversible mode
+    # zfp, reversible mode
     h5py_case(manifest, tmp, "zfp_reversible_f64", smooth(n), compression=ZFP, compression_opts=(5, 0, 0, 0, 0, 0))
     with open(os.path.join(OUT, "manifest.json"), "w") as fh:
         json.dump(manifest, fh, indent=1)

@@ -2,12 +2,10 @@ package fuse_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,34 +16,14 @@ import (
 // nobody is the unprivileged user the non-root mount tests run as.
 const nobody = 65534
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// h5fsBinary builds cmd/h5fs once per test run into a directory every
-// user can read, and returns the binary's path.
+// h5fsBinary is fusetest.Binary for the kernel mount tests, which need
+// root.
 func h5fsBinary(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("kernel mount tests need root")
 	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "h5fs-bin-")
-		if buildErr != nil {
-			return
-		}
-		os.Chmod(buildDir, 0o755)
-		out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, "h5fs"), "github.com/h5fs/h5fs/cmd/h5fs").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build cmd/h5fs: %v", buildErr)
-	}
-	return filepath.Join(buildDir, "h5fs")
+	return fusetest.Binary(t)
 }
 
 // openDir returns a new directory every user can enter, owned by uid, and

@@ -3,10 +3,13 @@ package fuse
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -112,4 +115,112 @@ func mtxSize(t *testing.T, name string) string {
 	}
 	t.Fatalf("%s has no size line", name)
 	return ""
+}
+
+// TestWriteSparseTwoHandles commits batches to one sparse dataset (an
+// extensible array, rows unlimited) through two coo.csv handles of a
+// read-write mount: first two open handles each growing the extent, the
+// one that grew it further closed (committed) first, then two
+// goroutines committing batches at the same time. The extent ends as the
+// largest asked for, each element holds the value of the last commit
+// that touched it, and coo.csv and the independent decoder agree.
+func TestWriteSparseTwoHandles(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join("..", "..", "sparsecoo", "testdata", "sparse_2d_float64_ea.h5"))
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	defer unmount()
+	coo := filepath.Join(mp, "float64_ea_unlim0", "coo.csv")
+	model := cooModel(t, coo)
+	rows := 27
+
+	open := func() *os.File {
+		f, err := os.OpenFile(coo, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a, b := open(), open()
+	for _, w := range []struct {
+		f    *os.File
+		text string
+	}{{a, "0,0,1.5\n30,1,2.5\n"}, {b, "0,0,7.25\n40,2,3.5\n5,5,\n"}} {
+		if _, err := w.f.Write([]byte(w.text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("closing the handle that grew the extent to 41 rows: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("closing the handle opened before it grew the extent: %v", err)
+	}
+	delete(model, [2]int{5, 5})
+	model[[2]int{0, 0}], model[[2]int{30, 1}], model[[2]int{40, 2}] = 1.5, 2.5, 3.5
+	rows = 41
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 5 {
+				var text []byte
+				for c := range 10 {
+					r := 50 + 10*k + 5*g // each batch grows the extent
+					text = fmt.Appendf(text, "%d,%d,%d.5\n", r, c, 100*g+10*k+c)
+				}
+				if err := appendTo(coo, text); err != nil {
+					errs <- fmt.Errorf("goroutine %d batch %d: %w", g, k, err)
+					return
+				}
+			}
+		}()
+		for k := range 5 {
+			for c := range 10 {
+				r := 50 + 10*k + 5*g
+				model[[2]int{r, c}] = float64(100*g+10*k+c) + 0.5
+				rows = max(rows, r+1)
+			}
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := cooModel(t, coo); !maps.Equal(got, model) {
+		t.Errorf("coo.csv holds %d elements, want %d (or other values)", len(got), len(model))
+	}
+	if size := mtxSize(t, filepath.Join(mp, "float64_ea_unlim0", "matrix.mtx")); size != fmt.Sprintf("%d 10 %d", rows, len(model)) {
+		t.Errorf("matrix.mtx has size line %q, want \"%d 10 %d\"", size, rows, len(model))
+	}
+	unmount()
+	dec, err := sparsetest.Decode(name, "/float64_ea_unlim0", "<f8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dec.Shape, []uint64{uint64(rows), 10}) || len(dec.COO) != len(model) {
+		t.Fatalf("the independent decoder reads shape %v and %d elements, want [%d 10] and %d", dec.Shape, len(dec.COO), rows, len(model))
+	}
+	for _, row := range dec.COO {
+		if v, ok := model[[2]int{int(row[0]), int(row[1])}]; !ok || v != row[2] {
+			t.Errorf("the independent decoder reads %v, want %v (defined %v)", row, v, ok)
+		}
+	}
+}
+
+// cooModel reads a rank-2 coo.csv: coordinates -> value.
+func cooModel(t *testing.T, coo string) map[[2]int]float64 {
+	t.Helper()
+	m := map[[2]int]float64{}
+	for _, l := range csvLines(t, coo)[1:] {
+		f := strings.Split(l, ",")
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[[2]int{atoi(t, f[0]), atoi(t, f[1])}] = v
+	}
+	return m
 }

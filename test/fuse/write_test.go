@@ -253,3 +253,71 @@ print(int(g.attrs["NROWS"]), g["x"][3], list(g["x"][15:18]), g["x"][39], g["e"][
 		t.Errorf("h5dump /t/x: %v\n%s", err, out)
 	}
 }
+
+// TestWriteTruncate truncates a table through a read-write kernel mount:
+// t.csv to where a line starts (inside a line, inside the header or past
+// the end fails with EINVAL), then one column's .raw file, which shrinks
+// every column's; an append after it continues from the new end. h5py
+// reads the result and check_write.py recomputes every index.
+func TestWriteTruncate(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join(fusetest.OwnCorpus, "write.h5"))
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	csv := filepath.Join(mp, "t.csv")
+	lines := csvLines(t, csv)
+	lineStart := func(k int) int64 { // offset of line k (0: the header)
+		return int64(len(strings.Join(lines[:k], "\n")) + min(k, 1))
+	}
+	for _, bad := range []int64{lineStart(30) + 1, lineStart(1) - 2, lineStart(41) + 1} {
+		if err := os.Truncate(csv, bad); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("truncating t.csv to %d bytes: %v, want EINVAL", bad, err)
+		}
+	}
+	if n := len(csvLines(t, csv)); n != 41 {
+		t.Fatalf("after refused truncations t.csv has %d lines", n)
+	}
+	if err := os.Truncate(csv, lineStart(31)); err != nil {
+		t.Fatalf("truncate t.csv to 30 rows: %v", err)
+	}
+	if got := csvLines(t, csv); strings.Join(got, "\n") != strings.Join(lines[:31], "\n") {
+		t.Fatalf("after truncating to 30 rows t.csv has %d lines", len(got))
+	}
+	if err := os.Truncate(filepath.Join(mp, "t", "e.raw"), 8*20); err != nil {
+		t.Fatalf("truncate e.raw to 20 rows: %v", err)
+	}
+	for col, size := range map[string]int64{"x": 4 * 20, "e": 8 * 20, "k": 20, "tag": 8 * 20} {
+		if st, err := os.Stat(filepath.Join(mp, "t", col+".raw")); err != nil || st.Size() != size {
+			t.Errorf("after truncating e.raw, %s.raw: %v (%v), want %d bytes", col, st.Size(), err, size)
+		}
+	}
+	if err := appendTo(csv, []byte(lines[40]+"\n")); err != nil {
+		t.Fatalf("append after truncation: %v", err)
+	}
+	want := append(append([]string{}, lines[:21]...), lines[40])
+	if got := csvLines(t, csv); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after truncation and append t.csv has\n%s", strings.Join(got, "\n"))
+	}
+	if err := os.Truncate(csv, 0); err != nil {
+		t.Fatalf("truncate t.csv to 0 bytes: %v", err)
+	}
+	if got := csvLines(t, csv); len(got) != 1 || got[0] != lines[0] {
+		t.Fatalf("after truncating to 0 bytes t.csv is %q, want the header alone", got)
+	}
+	if err := appendTo(csv, []byte(strings.Join(lines[1:4], "\n")+"\n")); err != nil {
+		t.Fatalf("append after truncation to 0: %v", err)
+	}
+	unmount()
+
+	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
+	cmd.Dir = fusetest.OwnCorpus
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
+	}
+	py := `import h5py, sys
+g = h5py.File(sys.argv[1], "r")["t"]
+n = int(g.attrs["NROWS"])
+print(n, list(g["x"][:n]), [t.decode() for t in g["tag"][:n]])`
+	out, err := exec.Command("/usr/bin/python3", "-c", py, name).CombinedOutput()
+	if wantPy := fmt.Sprintf("3 [%s] [%s]\n", xsOf(lines[1:4]), tagsOf(lines[1:4])); err != nil || string(out) != wantPy {
+		t.Errorf("h5py reads %s(%v), want %s", out, err, wantPy)
+	}
+}
