@@ -170,7 +170,7 @@ func TestWriteSparseTwoHandles(t *testing.T) {
 					r := 50 + 10*k + 5*g // each batch grows the extent
 					text = fmt.Appendf(text, "%d,%d,%d.5\n", r, c, 100*g+10*k+c)
 				}
-				if err := appendTo(coo, text); err != nil {
+				if err := fusetest.Append(coo, text); err != nil {
 					errs <- fmt.Errorf("goroutine %d batch %d: %w", g, k, err)
 					return
 				}

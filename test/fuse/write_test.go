@@ -289,7 +289,7 @@ func TestWriteTruncate(t *testing.T) {
 			t.Errorf("after truncating e.raw, %s.raw: %v (%v), want %d bytes", col, st.Size(), err, size)
 		}
 	}
-	if err := appendTo(csv, []byte(lines[40]+"\n")); err != nil {
+	if err := fusetest.Append(csv, []byte(lines[40]+"\n")); err != nil {
 		t.Fatalf("append after truncation: %v", err)
 	}
 	want := append(append([]string{}, lines[:21]...), lines[40])
@@ -302,7 +302,7 @@ func TestWriteTruncate(t *testing.T) {
 	if got := csvLines(t, csv); len(got) != 1 || got[0] != lines[0] {
 		t.Fatalf("after truncating to 0 bytes t.csv is %q, want the header alone", got)
 	}
-	if err := appendTo(csv, []byte(strings.Join(lines[1:4], "\n")+"\n")); err != nil {
+	if err := fusetest.Append(csv, []byte(strings.Join(lines[1:4], "\n")+"\n")); err != nil {
 		t.Fatalf("append after truncation to 0: %v", err)
 	}
 	unmount()
