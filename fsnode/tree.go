@@ -214,7 +214,8 @@ type file struct {
 	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
-	inode     *fs.Inode // the kernel's node, once looked up (for cache invalidation)
+	fin       sync.Mutex // held by the one finalize running a sizing pass
+	inode     *fs.Inode  // the kernel's node, once looked up (for cache invalidation)
 	view      View
 	err       error
 	finalized bool
@@ -243,6 +244,13 @@ func (t *Tree) finalize(f *file) (View, error) {
 	if err != nil || f.isFinal() {
 		return v, err
 	}
+	// One sizing pass at a time: a second pass of the same view while
+	// the first one's caller already reads it tears what it reads.
+	f.fin.Lock()
+	defer f.fin.Unlock()
+	if v, err = t.get(f); err != nil || f.isFinal() {
+		return v, err
+	}
 	if limit := t.maxSizedView(); !v.Exact() && v.Size() > limit {
 		err = fmt.Errorf("%s: about %d bytes, over the %d bytes a view that needs a sizing pass may have (use .raw or .npy): %w",
 			f.path, v.Size(), limit, syscall.EFBIG)
@@ -251,6 +259,12 @@ func (t *Tree) finalize(f *file) (View, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.view != v { // rebound by a commit meanwhile: the flags are the new view's
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 	if err != nil {
 		if f.err == nil {
 			t.opt.Log.Printf("h5fs: %s: %v", f.path, err)
