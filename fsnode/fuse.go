@@ -158,11 +158,21 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if err != nil {
 		return nil, 0, viewErrno(err)
 	}
+	if n.t.w != nil {
+		// a commit may rebind the file while it is open: the handle keeps
+		// reading the view it opened, past the page cache, which the
+		// file's other readers share
+		return &viewHandle{v}, fuse.FOPEN_DIRECT_IO, 0
+	}
 	if streamed(v) {
 		return nil, fuse.FOPEN_DIRECT_IO, 0
 	}
 	return nil, fuse.FOPEN_KEEP_CACHE, 0
 }
+
+// viewHandle is a read handle on a read-write mount: the view the file
+// showed when it was opened, so that its reader sees one state whole.
+type viewHandle struct{ v View }
 
 // streamed reports a view served with direct I/O: the array views (raw
 // and .npy), whose bytes are the stored elements.
@@ -172,9 +182,12 @@ func streamed(v View) bool {
 }
 
 // Read implements fs.NodeReader.
-func (n *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	v, err := n.t.finalize(n.f)
-	if err != nil {
+func (n *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	var v View
+	var err error
+	if h, ok := fh.(*viewHandle); ok {
+		v = h.v
+	} else if v, err = n.t.finalize(n.f); err != nil {
 		return nil, syscall.EIO
 	}
 	var k int

@@ -151,6 +151,9 @@ func (t *Tree) commit(path string, mutate func(tb *table.Table, tx *h5core.Tx) e
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	for _, err := range tb.Dropped {
+		t.opt.Log.Printf("h5fs: %v", err)
+	}
 	return t.refresh(w.live[path])
 }
 

@@ -7,6 +7,7 @@ const (
 	bt2HugeIndirect         = 1  // fractal heap huge objects, indirectly accessed
 	bt2HugeIndirectFiltered = 2  // the same, filtered
 	bt2LinkName             = 5  // dense link storage, name index
+	bt2LinkOrder            = 6  // dense link storage, creation order index
 	bt2AttrName             = 8  // dense attribute storage, name index
 	bt2Chunk                = 10 // chunk index, unfiltered chunks
 	bt2ChunkFiltered        = 11 // chunk index, filtered chunks

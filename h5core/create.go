@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -233,12 +234,16 @@ func (tx *Tx) datasetMessages(spec *DatasetSpec) ([]headerMessage, *layout, erro
 }
 
 // setLocalFilters fills in the client data libhdf5's set_local callbacks
-// would: shuffle's element size.
+// would (shuffle's element size) and deflate's level when none is given
+// (6, as h5py; libhdf5 refuses a deflate filter without one).
 func setLocalFilters(p []Filter, elemSize uint64) []Filter {
 	out := make([]Filter, len(p))
 	for i, f := range p {
-		if f.ID == FilterShuffle && len(f.ClientData) == 0 {
+		switch {
+		case f.ID == FilterShuffle && len(f.ClientData) == 0:
 			f.ClientData = []uint32{uint32(elemSize)}
+		case f.ID == FilterDeflate && len(f.ClientData) == 0:
+			f.ClientData = []uint32{6}
 		}
 		out[i] = f
 	}
@@ -326,4 +331,40 @@ func NumberType(float, signed bool, size int) (*Datatype, error) {
 	}
 	t.pack = t.buildPack()
 	return t, nil
+}
+
+// ParseFilters parses a filter pipeline written as registered filter
+// names with optional client data, "shuffle,deflate=4" or "zstd=3":
+// each "name[=v[:v...]]" in order. A filter h5core cannot encode is an
+// error naming it. Element sizes (shuffle) are filled in by
+// CreateDataset.
+func ParseFilters(spec string) ([]Filter, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var out []Filter
+	for _, part := range strings.Split(spec, ",") {
+		name, args, _ := strings.Cut(strings.TrimSpace(part), "=")
+		var c *filterCodec
+		for _, r := range filterRegistry {
+			if r.name == name {
+				c = r
+			}
+		}
+		if c == nil || c.encode == nil {
+			return nil, fmt.Errorf("filter %q: not a filter h5core can write", name)
+		}
+		f := Filter{ID: c.id}
+		if args != "" {
+			for _, a := range strings.Split(args, ":") {
+				v, err := strconv.ParseUint(a, 10, 32)
+				if err != nil {
+					return nil, fmt.Errorf("filter %q: client data %q is not an unsigned 32-bit integer", name, a)
+				}
+				f.ClientData = append(f.ClientData, uint32(v))
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

@@ -11,8 +11,9 @@ import (
 // counterpart of DeleteLink: symbol-table groups get a rebuilt B-tree of
 // symbol nodes and the name in their local heap; compact groups a link
 // message in a null message's space of their object header (or in a new
-// continuation chunk it points to). Dense groups (fractal heap and v2
-// B-tree name index) are not supported yet.
+// continuation chunk it points to); dense groups the link message as a
+// huge object of their fractal heap and rebuilt name (and creation
+// order) indexes.
 
 // insertLinkCheck returns an error, before anything is written, when a
 // link cannot be inserted into the group parent.
@@ -27,7 +28,7 @@ func (tx *Tx) insertLinkCheck(parent *Object) error {
 				return parent.err(err)
 			}
 			if li.heapAddr != undefAddr {
-				return fmt.Errorf("%s: inserting into a dense group (fractal heap): %w", parent.Path, ErrUnsupported)
+				return tx.denseLinkCheck(li)
 			}
 			if parent.oh.version != 2 {
 				return fmt.Errorf("%s: link messages in a version 1 object header: %w", parent.Path, ErrUnsupported)
@@ -47,6 +48,13 @@ func (tx *Tx) insertLink(parent *Object, name string, addr uint64) error {
 		case msgSymbolTable:
 			return tx.insertSymbol(parent, m, name, addr)
 		case msgLinkInfo:
+			li, err := tx.w.f.parseLinkInfo(m.data, m.addr)
+			if err != nil {
+				return err
+			}
+			if li.heapAddr != undefAddr {
+				return tx.insertDenseLink(parent.oh, m, li, name, addr)
+			}
 			return tx.insertCompactLink(parent, m, name, addr)
 		}
 	}
@@ -204,23 +212,11 @@ func (tx *Tx) updateRootCache(addr, btree, heap uint64) error {
 // counts it.
 func (tx *Tx) insertCompactLink(parent *Object, li *message, name string, addr uint64) error {
 	f, oh := tx.w.f, parent.oh
-	link := []byte{1, 0}
-	if len(name) > 255 {
-		link[1] |= 1
+	order, err := tx.nextCreationOrder(oh, li)
+	if err != nil {
+		return err
 	}
-	if li.data[1]&1 != 0 { // creation order tracked
-		next := binary.LittleEndian.Uint64(li.data[2:])
-		link[1] |= 1 << 2
-		link = binary.LittleEndian.AppendUint64(link, next)
-		b := slices.Clone(li.data)
-		binary.LittleEndian.PutUint64(b[2:], next+1)
-		if err := tx.rewriteMessage(oh, li, b); err != nil {
-			return err
-		}
-	}
-	link = appendUintN(link, uint64(len(name)), 1<<(link[1]&3))
-	link = append(link, name...)
-	link = appendUintN(link, addr, f.so)
+	link := encodeHardLink(name, addr, f.so, order)
 	nils, err := tx.nullMessages(oh)
 	if err != nil {
 		return parent.err(err)
@@ -267,6 +263,19 @@ func (tx *Tx) insertCompactLink(parent *Object, li *message, name string, addr u
 	putAddr(cont, at, f.so)
 	putAddr(cont[f.so:], uint64(len(chunk)), f.sl)
 	return tx.patchHeader(oh, spot.addr, oh.fillNull(spot.size, msgContinuation, cont))
+}
+
+// nextCreationOrder returns the creation order of a new link of a group
+// whose link info message is li, and counts it there; -1 when the group
+// does not track creation order.
+func (tx *Tx) nextCreationOrder(oh *objectHeader, li *message) (int64, error) {
+	if len(li.data) < 10 || li.data[1]&1 == 0 {
+		return -1, nil
+	}
+	next := binary.LittleEndian.Uint64(li.data[2:])
+	b := slices.Clone(li.data)
+	binary.LittleEndian.PutUint64(b[2:], next+1)
+	return int64(next), tx.rewriteMessage(oh, li, b)
 }
 
 // nullSpace is a null message of an object header: the address of its
@@ -318,4 +327,135 @@ func (oh *objectHeader) fillNull(n uint64, typ uint16, data []byte) []byte {
 		binary.LittleEndian.PutUint16(out[at+1:], uint16(rest-hl))
 	}
 	return out
+}
+
+// Default parameters of a fractal heap's v2 B-tree of huge objects
+// (H5HF_HUGE_BT2_* in H5HFhuge.c).
+var newHugeBtree = bt2Params{nodeSize: 512, splitPct: 100, mergePcnt: 40}
+
+// heapHeaderSize is the size of an unfiltered fractal heap header
+// without its checksum.
+func (f *File) heapHeaderSize() int { return 4 + 1 + 2 + 2 + 1 + 4 + 12*f.sl + 3*f.so + 2 + 2 + 2 + 2 }
+
+// denseLinkCheck refuses dense link storage insertDenseLink cannot
+// extend: a filtered heap, or heap IDs of another length than the name
+// index records hold.
+func (tx *Tx) denseLinkCheck(li *linkInfo) error {
+	hdr, err := tx.read(li.heapAddr, 9)
+	if err != nil {
+		return err
+	}
+	idLen, filterLen := binary.LittleEndian.Uint16(hdr[5:]), binary.LittleEndian.Uint16(hdr[7:])
+	if filterLen != 0 || int(idLen) != linkNameRecSize-4 {
+		return fmt.Errorf("dense links in a fractal heap with %d-byte IDs and %d bytes of filters: %w", idLen, filterLen, ErrUnsupported)
+	}
+	return nil
+}
+
+// insertDenseLink adds a link to a group's dense storage: the link
+// message is stored at the end of file as a huge object of the group's
+// fractal heap (the heap's huge object count, size and next ID, and its
+// B-tree of huge objects when IDs do not hold the address, updated), and
+// its heap ID goes into the name index (by name hash) and the creation
+// order index, both rebuilt beside the old ones; the link info message
+// then points to them (and counts the creation order).
+func (tx *Tx) insertDenseLink(oh *objectHeader, m *message, li *linkInfo, name string, addr uint64) error {
+	f := tx.w.f
+	so, sl := f.so, f.sl
+	if err := tx.denseLinkCheck(li); err != nil {
+		return err
+	}
+	info, err := tx.read(m.addr, uint64(len(m.data)))
+	if err != nil {
+		return err
+	}
+	order := int64(-1)
+	if li.tracked {
+		order = int64(binary.LittleEndian.Uint64(info[2:]))
+		binary.LittleEndian.PutUint64(info[2:], uint64(order+1))
+	}
+	link := encodeHardLink(name, addr, so, order)
+	objAddr := tx.alloc(uint64(len(link)))
+	if err := tx.write(objAddr, link); err != nil {
+		return err
+	}
+
+	n := f.heapHeaderSize()
+	hdr, err := tx.read(li.heapAddr, uint64(n+4))
+	if err != nil {
+		return err
+	}
+	idLen := int(binary.LittleEndian.Uint16(hdr[5:]))
+	field := func(at int, w int) uint64 { return f.decoder(hdr[at:at+w], li.heapAddr).uN(w) }
+	nextID := field(14, sl) + 1
+	putAddr(hdr[14:], nextID, sl)
+	id := []byte{0x10} // version 0, huge object
+	if idLen-1 >= so+sl {
+		id = appendUintN(appendUintN(id, objAddr, so), uint64(len(link)), sl)
+		id = append(id, make([]byte, idLen-len(id))...)
+	} else {
+		id = appendUintN(id, nextID, idLen-1)
+		rec := appendUintN(appendUintN(appendUintN(nil, objAddr, so), uint64(len(link)), sl), nextID, sl)
+		huge, err := tx.rebuildBtree2(field(14+sl, so), bt2HugeIndirect, so+2*sl, newHugeBtree, func(recs [][]byte) ([][]byte, error) {
+			return append(recs, rec), nil // the largest ID yet
+		})
+		if err != nil {
+			return err
+		}
+		putAddr(hdr[14+sl:], huge, so)
+	}
+	hugeSize, hugeCount := 14+2*so+6*sl, 14+2*so+7*sl
+	putAddr(hdr[hugeSize:], field(hugeSize, sl)+uint64(len(link)), sl)
+	putAddr(hdr[hugeCount:], field(hugeCount, sl)+1, sl)
+	binary.LittleEndian.PutUint32(hdr[n:], lookup3(hdr[:n], 0))
+	if err := tx.write(li.heapAddr, hdr); err != nil {
+		return err
+	}
+
+	hash := lookup3([]byte(name), 0)
+	nameRec := append(binary.LittleEndian.AppendUint32(nil, hash), id...)
+	newName, err := tx.rebuildBtree2(li.nameIndexAddr, bt2LinkName, linkNameRecSize, newBtree2, func(recs [][]byte) ([][]byte, error) {
+		i := 0
+		for ; i < len(recs); i++ { // records sort by hash, then by name
+			h := binary.LittleEndian.Uint32(recs[i])
+			if h < hash {
+				continue
+			}
+			if h > hash {
+				break
+			}
+			b, at, err := f.heapObject(li.heapAddr, recs[i][4:])
+			if err != nil {
+				return nil, err
+			}
+			l, err := f.parseLink(b, at)
+			if err != nil {
+				return nil, err
+			}
+			if l.Name > name {
+				break
+			}
+		}
+		return slices.Insert(recs, i, nameRec), nil
+	})
+	if err != nil {
+		return err
+	}
+	at := 2
+	if info[1]&1 != 0 {
+		at += 8
+	}
+	at += so // heap address
+	putAddr(info[at:], newName, so)
+	if info[1]&2 != 0 && li.orderAddr != undefAddr && order >= 0 {
+		orderRec := append(binary.LittleEndian.AppendUint64(nil, uint64(order)), id...)
+		newOrder, err := tx.rebuildBtree2(li.orderAddr, bt2LinkOrder, 8+len(id), newBtree2, func(recs [][]byte) ([][]byte, error) {
+			return append(recs, orderRec), nil // the largest creation order yet
+		})
+		if err != nil {
+			return err
+		}
+		putAddr(info[at+so:], newOrder, so)
+	}
+	return tx.rewriteMessage(oh, m, info)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/h5core/crashtest"
+	"github.com/h5fs/h5fs/internal/h5wasmtest"
 )
 
 // createCase is one dataset TestCreateDataset makes and fills with
@@ -28,9 +29,10 @@ type createCase struct {
 func (c createCase) path() string { return strings.TrimSuffix(c.parent, "/") + "/" + c.name }
 
 // TestCreateDataset makes contiguous and chunked (filtered, growable)
-// datasets in every kind of group h5py writes that h5core can extend —
-// symbol-table groups (earliest) and compact ones (latest), enough of
-// them to split symbol nodes and to need continuation chunks — and
+// datasets in every kind of group h5py writes — symbol-table groups
+// (earliest), compact and dense ones, with and without creation order
+// (latest), enough of them to split symbol nodes and to need
+// continuation chunks — and
 // checks their values through libhdf5 and h5core's reader, and that the
 // datasets already there are intact.
 func TestCreateDataset(t *testing.T) {
@@ -43,17 +45,16 @@ func TestCreateDataset(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rw.Close()
-			root := "/" // a dense group in the latest format
-			if file == "latest" {
-				root = "/t"
-			}
-			cases := []createCase{
-				{parent: root, name: "newcontig", size: 4, dims: []uint64{3, 5}},
-				{parent: root, name: "chunked", float: true, size: 8, dims: []uint64{10, 7}, max: []uint64{h5core.Unlimited, 7}, chunk: []uint64{4, 3}, filters: deflate},
+			cases := []createCase{ // "/" is dense in the latest format
+				{parent: "/", name: "newcontig", size: 4, dims: []uint64{3, 5}},
+				{parent: "/", name: "chunked", float: true, size: 8, dims: []uint64{10, 7}, max: []uint64{h5core.Unlimited, 7}, chunk: []uint64{4, 3}, filters: deflate},
 				{parent: "/t", name: "filled", size: 2, dims: []uint64{9}, chunk: []uint64{4}, fill: []byte{0xff, 0x7f}},
 			}
 			for i := range 12 {
 				cases = append(cases, createCase{parent: "/links", name: fmt.Sprintf("n%02d", i), size: 8, dims: []uint64{uint64(i + 1)}, chunk: []uint64{2}})
+			}
+			for _, name := range []string{"d05b", "a", "zz", "d10x"} { // dense with creation order (latest)
+				cases = append(cases, createCase{parent: "/dense_links", name: name, size: 2, dims: []uint64{3}})
 			}
 			tx, err := rw.Begin()
 			if err != nil {
@@ -135,6 +136,12 @@ func TestCreateDataset(t *testing.T) {
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
+			w := h5wasmtest.Dump(t, p) // libhdf5 2.0
+			for _, c := range cases {
+				if w.Objects[c.path()] == nil {
+					t.Errorf("h5wasm does not see %s", c.path())
+				}
+			}
 		})
 	}
 }
@@ -147,7 +154,7 @@ func (c createCase) typ(t *testing.T) *h5core.Datatype {
 	return typ
 }
 
-// TestCreateDatasetRefused: a dense group, a bad spec and a name taken
+// TestCreateDatasetRefused: a bad spec and a name taken
 // are errors before anything is written; the file stays as it was.
 func TestCreateDatasetRefused(t *testing.T) {
 	p := copyFixture(t, "latest")
@@ -163,7 +170,6 @@ func TestCreateDatasetRefused(t *testing.T) {
 		spec         h5core.DatasetSpec
 		want         error
 	}{
-		"dense":   {"/dense_links", "x", h5core.DatasetSpec{Type: typ, Dims: []uint64{1}}, h5core.ErrUnsupported},
 		"taken":   {"/t", "a", h5core.DatasetSpec{Type: typ, Dims: []uint64{1}}, h5core.ErrExists},
 		"chunk":   {"/", "x", h5core.DatasetSpec{Type: typ, Dims: []uint64{4}, MaxDims: []uint64{h5core.Unlimited}}, nil},
 		"rank":    {"/", "x", h5core.DatasetSpec{Type: typ, Dims: []uint64{4}, Chunk: []uint64{1, 1}}, nil},

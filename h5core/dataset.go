@@ -18,11 +18,11 @@ type Dataset struct {
 	// (nil for an unfiltered section); nil otherwise.
 	SectionFilters [][]Filter
 
-	space    *dataspace
-	layout   *layout
-	fill     []byte // one element: the fill value bytes (zeros if undefined)
-	fillSet  bool   // the file defines a fill value
-	external bool   // raw data in external files
+	space   *dataspace
+	layout  *layout
+	fill    []byte         // one element: the fill value bytes (zeros if undefined)
+	fillSet bool           // the file defines a fill value
+	efl     []externalSlot // raw data in external files (External Data Files message)
 
 	vds      *vdsState // virtual layout: the resolved mappings
 	vdsDepth int       // virtual datasets this one is a source of, nested
@@ -100,7 +100,14 @@ func (o *Object) dataset() (*Dataset, error) {
 	if err := ds.readFill(); err != nil {
 		return nil, err
 	}
-	ds.external = o.oh.find(msgExternalFiles) != nil
+	if b, at, err = msg(msgExternalFiles); err != nil {
+		return nil, err
+	}
+	if b != nil {
+		if ds.efl, err = o.f.parseExternalFiles(b, at); err != nil {
+			return nil, err
+		}
+	}
 	return ds, ds.checkLayout()
 }
 
@@ -317,8 +324,8 @@ func (ds *Dataset) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (ds *Dataset) read(p []byte, off int64) error {
-	if ds.external {
-		return fmt.Errorf("raw data in external files: %w", ErrUnsupported)
+	if ds.efl != nil {
+		return ds.readExternal(p, off)
 	}
 	l := ds.layout
 	switch l.class {

@@ -135,7 +135,7 @@ func (tx *Tx) deleteDenseLink(oh *objectHeader, m *message, name string) (bool, 
 	}
 	newOrder := li.orderAddr
 	if li.orderAddr != undefAddr {
-		newOrder, err = tx.rebuildWithout(li.orderAddr, 6, 8+7, func(rec []byte) (bool, error) {
+		newOrder, err = tx.rebuildWithout(li.orderAddr, bt2LinkOrder, 8+7, func(rec []byte) (bool, error) {
 			return slices.Equal(rec[8:15], id), nil
 		})
 		if err != nil {
@@ -158,25 +158,48 @@ func (tx *Tx) deleteDenseLink(oh *objectHeader, m *message, name string) (bool, 
 // rebuildWithout writes a copy of the v2 B-tree at addr without the
 // records drop selects and returns the new header's address.
 func (tx *Tx) rebuildWithout(addr uint64, typ uint8, recSize int, drop func(rec []byte) (bool, error)) (uint64, error) {
-	f := tx.w.f
-	t, err := f.readBtree2(addr, typ, recSize)
-	if err != nil {
-		return 0, err
-	}
-	var recs [][]byte
-	err = f.walkBtree2(t, func(rec []byte) error {
-		gone, err := drop(rec)
-		if err == nil && !gone {
-			recs = append(recs, slices.Clone(rec))
+	return tx.rebuildBtree2(addr, typ, recSize, bt2Params{}, func(recs [][]byte) ([][]byte, error) {
+		kept := recs[:0]
+		for _, rec := range recs {
+			gone, err := drop(rec)
+			if err != nil {
+				return nil, err
+			}
+			if !gone {
+				kept = append(kept, rec)
+			}
 		}
-		return err
+		return kept, nil
 	})
+}
+
+// rebuildBtree2 writes a copy of the v2 B-tree at addr (undefAddr: an
+// empty tree of parameters p) with its records, in order, changed by
+// edit, and returns the new header's address.
+func (tx *Tx) rebuildBtree2(addr uint64, typ uint8, recSize int, p bt2Params, edit func(recs [][]byte) ([][]byte, error)) (uint64, error) {
+	f := tx.w.f
+	var recs [][]byte
+	if addr != undefAddr {
+		t, err := f.readBtree2(addr, typ, recSize)
+		if err != nil {
+			return 0, err
+		}
+		err = f.walkBtree2(t, func(rec []byte) error {
+			recs = append(recs, slices.Clone(rec))
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		b, err := tx.read(addr+6, 10)
+		if err != nil {
+			return 0, err
+		}
+		p = bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}
+	}
+	recs, err := edit(recs)
 	if err != nil {
 		return 0, err
 	}
-	b, err := tx.read(addr+6, 10)
-	if err != nil {
-		return 0, err
-	}
-	return tx.buildBtree2(typ, recSize, bt2Params{binary.LittleEndian.Uint32(b), b[8], b[9]}, recs, 0, 0)
+	return tx.buildBtree2(typ, recSize, p, recs, 0, 0)
 }

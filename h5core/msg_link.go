@@ -1,5 +1,7 @@
 package h5core
 
+import "encoding/binary"
+
 // LinkType says what a link points at.
 type LinkType uint8
 
@@ -107,4 +109,21 @@ func (f *File) parseLinkInfo(b []byte, at uint64) (*linkInfo, error) {
 		return nil, d.err
 	}
 	return li, nil
+}
+
+// encodeHardLink encodes a link message (version 1) for a hard link name
+// to the object header at addr (so-byte address), the inverse of
+// parseLink; order is its creation order, or -1 when not tracked.
+func encodeHardLink(name string, addr uint64, so int, order int64) []byte {
+	b := []byte{1, 0}
+	if len(name) > 255 {
+		b[1] |= 1
+	}
+	if order >= 0 {
+		b[1] |= 1 << 2
+		b = binary.LittleEndian.AppendUint64(b, uint64(order))
+	}
+	b = appendUintN(b, uint64(len(name)), 1<<(b[1]&3))
+	b = append(b, name...)
+	return appendUintN(b, addr, so)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -215,21 +216,64 @@ func (ds *Dataset) resolveVirtual(st *vdsState) error {
 	type resolved struct {
 		src        *Dataset
 		ssel, vsel []byte
+		at         uint64 // the mapping block, for errors
 	}
 	var rs []resolved
 	for i, m := range maps {
-		if strings.Contains(m.file, "%") || strings.Contains(m.dset, "%") {
-			return &unsupportedError{fmt.Sprintf("virtual dataset mapping %d: printf-style source names (%s:%s) not supported", i, m.file, m.dset)}
+		if printfName(m.file) || printfName(m.dset) {
+			vk, vat, vw, ok := regularUnlimited(m.virt)
+			if !ok {
+				return formatErr(m.at, "virtual dataset mapping %d: printf-style source names (%s:%s) need an unlimited virtual selection", i, m.file, m.dset)
+			}
+			// block b of the virtual selection comes from the source
+			// named with b; blocks stop at the first source missing
+			// (libhdf5's default printf gap of 0)
+			start, stride, block := regularField(m.virt, vat, vw, 0), regularField(m.virt, vat, vw, 1), regularField(m.virt, vat, vw, 3)
+			for b := uint64(0); ; b++ {
+				if b >= maxVDSMappings {
+					return fmt.Errorf("virtual dataset mapping %d: more than %d printf-named sources: %w", i, maxVDSMappings, ErrUnsupported)
+				}
+				file, err := vdsSourceName(m.file, b)
+				if err != nil {
+					return formatErr(m.at, "virtual dataset mapping %d: source file name: %v", i, err)
+				}
+				dset, err := vdsSourceName(m.dset, b)
+				if err != nil {
+					return formatErr(m.at, "virtual dataset mapping %d: source dataset name: %v", i, err)
+				}
+				src, err := ds.vdsSource(file, dset)
+				if errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNotFound) {
+					break
+				}
+				if err != nil {
+					return fmt.Errorf("virtual dataset mapping %d (%s:%s): %w", i, file, dset, err)
+				}
+				if err := checkVDSSourceType(i, file, dset, src, ds); err != nil {
+					return err
+				}
+				vsel := withCount(m.virt, vat, vw, 1)
+				putUint(vsel[vat-2*vw:vat-vw], start+b*stride, vw, false)
+				st.dims[vk] = max(st.dims[vk], start+b*stride+block)
+				rs = append(rs, resolved{src, m.src, vsel, m.at})
+			}
+			continue
 		}
-		src, err := ds.vdsSource(m.file, m.dset)
+		file, err := vdsSourceName(m.file, 0)
+		if err == nil {
+			m.dset, err = vdsSourceName(m.dset, 0)
+		}
+		if err != nil {
+			return formatErr(m.at, "virtual dataset mapping %d: source name: %v", i, err)
+		}
+		src, err := ds.vdsSource(file, m.dset)
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNotFound) {
 			continue // read as the fill value
 		}
 		if err != nil {
 			return fmt.Errorf("virtual dataset mapping %d (%s:%s): %w", i, m.file, m.dset, err)
 		}
-		if src.Type.Size != ds.Type.Size || src.Type.Class != ds.Type.Class {
-			return &unsupportedError{fmt.Sprintf("virtual dataset mapping %d: source %s:%s of type %s, virtual type %s (conversion not supported)", i, m.file, m.dset, src.Type, ds.Type)}
+		if err := checkVDSSourceType(i, m.file, m.dset, src, ds); err != nil {
+			return err
 		}
 		ssel, vsel := m.src, m.virt
 		if vk, vat, vw, ok := regularUnlimited(vsel); ok {
@@ -244,19 +288,19 @@ func (ds *Dataset) resolveVirtual(st *vdsState) error {
 				st.dims[vk] = max(st.dims[vk], start+(nb-1)*stride+block)
 			}
 		}
-		rs = append(rs, resolved{src, ssel, vsel})
+		rs = append(rs, resolved{src, ssel, vsel, m.at})
 	}
 	for i, r := range rs {
-		vs, err := decodeSelectionBody(ds.f.decoder(r.vsel, maps[i].at), maps[i].at, st.dims)
+		vs, err := decodeSelectionBody(ds.f.decoder(r.vsel, r.at), r.at, st.dims)
 		if err != nil {
 			return fmt.Errorf("virtual dataset mapping %d: virtual selection: %w", i, err)
 		}
-		ss, err := decodeSelectionBody(ds.f.decoder(r.ssel, maps[i].at), maps[i].at, r.src.Shape())
+		ss, err := decodeSelectionBody(ds.f.decoder(r.ssel, r.at), r.at, r.src.Shape())
 		if err != nil {
 			return fmt.Errorf("virtual dataset mapping %d: source selection: %w", i, err)
 		}
 		if vs.Len() != ss.Len() {
-			return formatErr(maps[i].at, "virtual dataset mapping %d selects %d virtual and %d source elements", i, vs.Len(), ss.Len())
+			return formatErr(r.at, "virtual dataset mapping %d selects %d virtual and %d source elements", i, vs.Len(), ss.Len())
 		}
 		if st.pairs, err = appendPairs(st.pairs, vs, ss, st.dims, r.src); err != nil {
 			return err
@@ -264,6 +308,58 @@ func (ds *Dataset) resolveVirtual(st *vdsState) error {
 	}
 	sort.SliceStable(st.pairs, func(a, b int) bool { return st.pairs[a].virt < st.pairs[b].virt })
 	return nil
+}
+
+// checkVDSSourceType refuses a source whose type differs from the virtual
+// dataset's (h5core does not convert).
+func checkVDSSourceType(i int, file, dset string, src, ds *Dataset) error {
+	if src.Type.Size != ds.Type.Size || src.Type.Class != ds.Type.Class {
+		return &unsupportedError{fmt.Sprintf("virtual dataset mapping %d: source %s:%s of type %s, virtual type %s (conversion not supported)", i, file, dset, src.Type, ds.Type)}
+	}
+	return nil
+}
+
+// printfName reports whether a source name holds libhdf5's block
+// specifier %b (a name for each block of an unlimited mapping).
+func printfName(name string) bool {
+	for i := 0; i+1 < len(name); i++ {
+		if name[i] == '%' {
+			if name[i+1] == 'b' {
+				return true
+			}
+			i++ // "%%" and other pairs
+		}
+	}
+	return false
+}
+
+// vdsSourceName expands a source name as libhdf5 does: "%b" is the block
+// number in decimal, "%%" a single '%'; any other '%' is an error.
+func vdsSourceName(name string, block uint64) (string, error) {
+	if !strings.Contains(name, "%") {
+		return name, nil
+	}
+	var sb strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c != '%' {
+			sb.WriteByte(c)
+			continue
+		}
+		if i+1 == len(name) {
+			return "", fmt.Errorf("%q ends with a lone %%", name)
+		}
+		i++
+		switch name[i] {
+		case '%':
+			sb.WriteByte('%')
+		case 'b':
+			sb.WriteString(strconv.FormatUint(block, 10))
+		default:
+			return "", fmt.Errorf("%q: format specifier %%%c unknown (only %%b and %%%%)", name, name[i])
+		}
+	}
+	return sb.String(), nil
 }
 
 // vdsSource opens a mapping's source dataset: in the virtual dataset's own

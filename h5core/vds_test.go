@@ -13,8 +13,9 @@ import (
 // TestVirtualDatasets reads gen_vds.py's virtual datasets (a stack of
 // frames from several files with one file missing, strided, partial and
 // irregular same-file mappings, a source in a subfolder, an unlimited
-// mapping over a source grown later) and compares shape and values with
-// what libhdf5 (h5py) reads.
+// mapping over a source grown later, printf-style %b source file and
+// dataset names up to the first missing source, "%%" in a name) and
+// compares shape and values with what libhdf5 (h5py) reads.
 func TestVirtualDatasets(t *testing.T) {
 	dir := t.TempDir()
 	out, err := exec.Command("/usr/bin/python3", "testdata/gen_vds.py", dir).Output()
@@ -108,4 +109,25 @@ func FuzzVDSMapping(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestVDSSourceName expands printf-style source names as libhdf5 does.
+func TestVDSSourceName(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		printf     bool
+	}{
+		{"data_%b.h5", "data_12.h5", true},
+		{"/f/f%b_%b", "/f/f12_12", true},
+		{"100%%.h5", "100%.h5", false},
+		{"%%b", "%b", false},
+		{"plain.h5", "plain.h5", false},
+		{"bad%d.h5", "", false},
+		{"lone%", "", false},
+	} {
+		got, err := vdsSourceName(tc.name, 12)
+		if (err != nil) != (tc.want == "") || got != tc.want || printfName(tc.name) != tc.printf {
+			t.Errorf("%q: got %q, %v, printf %v; want %q, printf %v", tc.name, got, err, printfName(tc.name), tc.want, tc.printf)
+		}
+	}
 }

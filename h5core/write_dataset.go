@@ -39,7 +39,7 @@ func (tx *Tx) dataset(path string) (*dsWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ds.external {
+	if ds.efl != nil {
 		return nil, fmt.Errorf("%s: %s: raw data in external files: %w for writing", tx.w.name, path, ErrUnsupported)
 	}
 	d := &dsWriter{tx: tx, ds: ds}

@@ -65,9 +65,13 @@ func value(dtype string, b []byte) float64 {
 // filters branch is not merged yet).
 func pendingFilters(err error) bool { return err != nil && strings.HasSuffix(err.Error(), ": pending") }
 
-func loadExpected(t *testing.T) []expectedFile {
+func loadExpected(t *testing.T) []expectedFile { return loadExpectedIn(t, "testdata") }
+
+// loadExpectedIn reads the eight .expected.json files of a fixture
+// directory.
+func loadExpectedIn(t *testing.T, dir string) []expectedFile {
 	t.Helper()
-	names, _ := filepath.Glob("testdata/*.expected.json")
+	names, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
 	if len(names) != 8 {
 		t.Fatalf("found %d expected files, want 8", len(names))
 	}

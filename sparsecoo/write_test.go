@@ -42,15 +42,30 @@ func key(c []uint64) string { return fmt.Sprint(c) }
 // erases a whole chunk), growing the extent where the maximum allows,
 // and reads every result back with Matrix and with the independent
 // decoder.
-func TestWriterFixtures(t *testing.T) {
+func TestWriterFixtures(t *testing.T) { writeFixtures(t, "testdata") }
+
+// TestWriterSharedFixtures does the same to copies of the shared corpus's
+// sparse files (../shared/fixtures/sparse beside the repository), which
+// the repository's testdata copied once.
+func TestWriterSharedFixtures(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "fixtures", "sparse")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared corpus beside the repository (%v)", err)
+	}
+	writeFixtures(t, dir)
+}
+
+// writeFixtures runs checkWriter on every sparse dataset of the fixture
+// directory dir.
+func writeFixtures(t *testing.T, dir string) {
 	n := 0
-	for _, ef := range loadExpected(t) {
+	for _, ef := range loadExpectedIn(t, dir) {
 		for _, ed := range ef.Datasets {
 			if ed.Kind != "sparse" {
 				continue
 			}
 			n++
-			t.Run(ef.File+"/"+ed.Name, func(t *testing.T) { checkWriter(t, ef.File, ed) })
+			t.Run(ef.File+"/"+ed.Name, func(t *testing.T) { checkWriter(t, filepath.Join(dir, ef.File), ed) })
 		}
 	}
 	if n == 0 {
@@ -58,8 +73,11 @@ func TestWriterFixtures(t *testing.T) {
 	}
 }
 
-func checkWriter(t *testing.T, file string, ed expectedDataset) {
-	b, err := os.ReadFile(filepath.Join("testdata", file))
+// checkWriter copies the fixture file src to a temporary directory and
+// writes to its dataset ed there.
+func checkWriter(t *testing.T, src string, ed expectedDataset) {
+	file := filepath.Base(src)
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}

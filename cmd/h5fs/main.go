@@ -27,8 +27,9 @@ func init() {
 		{"cat", "cat FILE VIEWPATH                      print a file of the mount without mounting", runCat},
 		{"mount", "mount [-f] [-o ro,allow_other,uid=N,gid=N] [--log-file F] FILE|DIR MOUNTPOINT  mount FILE (or every HDF5 file under DIR) in the background (-f: foreground)", runMount},
 		{"check", "check [--strict] [--verify-indexes] FILE  validate every table (HEP001 §12); exit 1 on a violation", runCheck},
-		{"import-mtx", "import-mtx FILE DST MATRIX.mtx           define the elements of a Matrix Market file in the existing sparse dataset DST", runImportMTX},
-		{"sparsify", "sparsify [--exclude V] FILE SRC DST      copy dense SRC into the existing sparse DST (elements equal to V, default the fill value, undefined)", runSparsify},
+		{"import-mtx", "import-mtx [--chunk RxC] FILE DST MATRIX.mtx  define the elements of a Matrix Market file in sparse DST (created with --chunk [--filter-selection F] [--filter-data F])", runImportMTX},
+		{"sparsify", "sparsify [--exclude V] [--chunk AxB] FILE SRC DST  copy dense SRC into sparse DST (created with --chunk [--filter-selection F] [--filter-data F]; elements equal to V, default the fill value, undefined)", runSparsify},
+		{"densify", "densify [--filter F] FILE SRC DST        write sparse SRC into a new dense chunked DST (fill value where undefined)", runDensify},
 		{"export", "export [--table PATH] [--part-rows N] FILE DEST  write each table as a directory DEST/TABLE of Parquet files (resumable)", runExport},
 		{"demo", "demo [MOUNTPOINT]                      list and mount the built-in sample file", runDemo},
 	}

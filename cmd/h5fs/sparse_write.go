@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -16,45 +19,145 @@ import (
 )
 
 // Writing sparse datasets from the command line: import-mtx and sparsify
-// define elements of an existing structured-chunk sparse dataset, in
+// define elements of a structured-chunk sparse dataset, created first
+// when it does not exist (--chunk, --filter-selection, --filter-data), in
 // commits of sparseBatch elements (each affected chunk rewritten once per
 // commit), with a progress bar on a terminal.
 
 // sparseBatch is how many elements one commit takes.
 const sparseBatch = 1 << 20
 
-// openSparseWriter opens FILE for writing and a Writer of its sparse
-// dataset DST (which must exist).
-func openSparseWriter(file, dst string) (*h5core.RW, *sparsecoo.Writer, error) {
-	rw, err := h5core.OpenRW(file)
-	if err != nil {
-		return nil, nil, err
+// createFlags are the options of a command that creates its sparse DST
+// when it does not exist.
+type createFlags struct {
+	chunk, filterSel, filterData *string
+}
+
+func addCreateFlags(fs *flag.FlagSet) *createFlags {
+	return &createFlags{
+		chunk:      fs.String("chunk", "", "chunk shape of a DST to create, as 100x100"),
+		filterSel:  fs.String("filter-selection", "", "filters of a created DST's selection section, as deflate=6"),
+		filterData: fs.String("filter-data", "", "filters of a created DST's value section, as shuffle,deflate=4"),
 	}
-	w, err := sparsecoo.NewWriter(rw, dst)
-	if err != nil {
-		rw.Close()
-		return nil, nil, fmt.Errorf("%w (the sparse dataset must exist: creating datasets is not supported yet)", err)
+}
+
+// given reports whether any creation option was given.
+func (c *createFlags) given() bool {
+	return *c.chunk != "" || *c.filterSel != "" || *c.filterData != ""
+}
+
+// parseChunk parses a chunk shape "100x100" of rank rank.
+func parseChunk(text string, rank int) ([]uint64, error) {
+	parts := strings.Split(text, "x")
+	if len(parts) != rank {
+		return nil, fmt.Errorf("--chunk %q: %d dimensions, want %d", text, len(parts), rank)
 	}
-	return rw, w, nil
+	out := make([]uint64, rank)
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 10, 32)
+		if err != nil || v == 0 {
+			return nil, fmt.Errorf("--chunk %q: dimension %q is not a positive integer", text, p)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// sparseWriter returns a Writer of the sparse dataset dst of rw; when
+// dst does not exist it is first created (in a transaction of its own)
+// as spec with the chunk shape and section filters of c.
+func sparseWriter(rw *h5core.RW, dst string, c *createFlags, spec h5core.DatasetSpec) (*sparsecoo.Writer, error) {
+	if _, err := rw.File().Open(dst); err == nil {
+		if c.given() {
+			return nil, fmt.Errorf("%s: %s exists: --chunk and --filter-* only apply when creating it", rw.File().Name(), dst)
+		}
+	} else if !errors.Is(err, h5core.ErrNotFound) {
+		return nil, err
+	} else if err := createDataset(rw, dst, c, spec); err != nil {
+		return nil, err
+	}
+	return sparsecoo.NewWriter(rw, dst)
+}
+
+// createDataset creates DST as spec (Sparse: with the chunk shape and
+// section filters of c) in a transaction of its own.
+func createDataset(rw *h5core.RW, dst string, c *createFlags, spec h5core.DatasetSpec) error {
+	if *c.chunk == "" {
+		return fmt.Errorf("%s: %s does not exist: give --chunk to create it", rw.File().Name(), dst)
+	}
+	var err error
+	if spec.Chunk, err = parseChunk(*c.chunk, len(spec.Dims)); err != nil {
+		return err
+	}
+	spec.Sparse = true
+	for i, text := range []string{*c.filterSel, *c.filterData} {
+		p, err := h5core.ParseFilters(text)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", []string{"filter-selection", "filter-data"}[i], err)
+		}
+		if p != nil {
+			if spec.SectionFilters == nil {
+				spec.SectionFilters = make([][]h5core.Filter, 2)
+			}
+			spec.SectionFilters[i] = p
+		}
+	}
+	return createIn(rw, dst, spec)
+}
+
+// createIn creates the dataset dst as spec, committed.
+func createIn(rw *h5core.RW, dst string, spec h5core.DatasetSpec) error {
+	tx, err := rw.Begin()
+	if err != nil {
+		return err
+	}
+	parent, name := path.Split(path.Clean("/" + dst))
+	if err := tx.CreateDataset(parent, name, spec); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // runImportMTX defines the elements of a Matrix Market coordinate file in
-// a two-dimensional sparse dataset.
+// a two-dimensional sparse dataset, created (rows x columns, float64 for
+// real matrices, int64 for integer and pattern ones) when it does not
+// exist.
 func runImportMTX(args []string, stdout io.Writer) error {
-	if len(args) != 3 {
+	fs := flags("import-mtx")
+	cf := addCreateFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 3 {
 		return errUsage
 	}
-	file, dst, mtx := args[0], args[1], args[2]
+	file, dst, mtx := pos[0], pos[1], pos[2]
 	in, err := os.Open(mtx)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	rw, w, err := openSparseWriter(file, dst)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	h, err := readMTXHeader(sc, mtx)
+	if err != nil {
+		return err
+	}
+	typ, err := h5core.NumberType(h.field == "real", true, 8)
+	if err != nil {
+		return err
+	}
+	rw, err := h5core.OpenRW(file)
 	if err != nil {
 		return err
 	}
 	defer rw.Close()
+	w, err := sparseWriter(rw, dst, cf, h5core.DatasetSpec{Type: typ, Dims: []uint64{h.rows, h.cols}})
+	if err != nil {
+		return err
+	}
 	o, err := rw.File().Open(dst)
 	if err != nil {
 		return err
@@ -70,16 +173,15 @@ func runImportMTX(args []string, stdout io.Writer) error {
 	if len(m.Shape()) != 2 {
 		return fmt.Errorf("%s: %s has %d dimensions; a Matrix Market matrix has 2", file, dst, len(m.Shape()))
 	}
+	if max := ds.MaxShape(); h.rows > max[0] || h.cols > max[1] {
+		return fmt.Errorf("%s: a %d x %d matrix does not fit %s (maximum %v)", mtx, h.rows, h.cols, dst, max)
+	}
 	p, err := arrowexport.NewCOOParser(m)
 	if err != nil {
 		return err
 	}
 	defer p.Release()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	line, pattern, header := 0, false, false
-	var rows, cols uint64
-	pr := &progress{}
+	pr := newProgress(h.nnz, "elements")
 	defer func() { pr.finish() }()
 	var done, shown int64
 	var text bytes.Buffer
@@ -98,53 +200,27 @@ func runImportMTX(args []string, stdout io.Writer) error {
 		shown = done
 		return nil
 	}
-	for sc.Scan() {
+	want := 3
+	if h.field == "pattern" {
+		want = 2
+	}
+	for line := h.lines; sc.Scan(); {
 		line++
 		l := strings.TrimSpace(sc.Text())
-		if line == 1 {
-			f := strings.Fields(strings.ToLower(l))
-			if len(f) < 5 || f[0] != "%%matrixmarket" || f[1] != "matrix" || f[2] != "coordinate" || f[4] != "general" {
-				return fmt.Errorf("%s: not a general Matrix Market coordinate file (header %q)", mtx, l)
-			}
-			pattern = f[3] == "pattern"
-			continue
-		}
 		if l == "" || l[0] == '%' {
 			continue
 		}
 		f := strings.Fields(l)
-		if !header {
-			header = true
-			if len(f) != 3 {
-				return fmt.Errorf("%s:%d: size line %q", mtx, line, l)
-			}
-			var err1, err2, err3 error
-			rows, err1 = strconv.ParseUint(f[0], 10, 64)
-			cols, err2 = strconv.ParseUint(f[1], 10, 64)
-			nnz, err3 := strconv.ParseInt(f[2], 10, 64)
-			if err1 != nil || err2 != nil || err3 != nil {
-				return fmt.Errorf("%s:%d: size line %q", mtx, line, l)
-			}
-			if max := ds.MaxShape(); rows > max[0] || cols > max[1] {
-				return fmt.Errorf("%s: a %d x %d matrix does not fit %s (maximum %v)", mtx, rows, cols, dst, max)
-			}
-			pr = newProgress(nnz, "elements")
-			continue
-		}
-		want := 3
-		if pattern {
-			want = 2
-		}
 		if len(f) != want {
 			return fmt.Errorf("%s:%d: %d fields, want %d", mtx, line, len(f), want)
 		}
 		r, err1 := strconv.ParseUint(f[0], 10, 64)
 		c, err2 := strconv.ParseUint(f[1], 10, 64)
-		if err1 != nil || err2 != nil || r == 0 || c == 0 || r > rows || c > cols {
-			return fmt.Errorf("%s:%d: coordinates %q %q are not 1-based indexes of a %d x %d matrix", mtx, line, f[0], f[1], rows, cols)
+		if err1 != nil || err2 != nil || r == 0 || c == 0 || r > h.rows || c > h.cols {
+			return fmt.Errorf("%s:%d: coordinates %q %q are not 1-based indexes of a %d x %d matrix", mtx, line, f[0], f[1], h.rows, h.cols)
 		}
 		v := "1"
-		if !pattern {
+		if want == 3 {
 			v = f[2]
 		}
 		fmt.Fprintf(&text, "%d,%d,%s\n", r-1, c-1, v)
@@ -157,9 +233,6 @@ func runImportMTX(args []string, stdout io.Writer) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	if !header {
-		return fmt.Errorf("%s: no size line", mtx)
-	}
 	if err := flush(); err != nil {
 		return err
 	}
@@ -167,20 +240,70 @@ func runImportMTX(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// mtxHeader is what precedes a Matrix Market file's entries.
+type mtxHeader struct {
+	field      string // real, integer or pattern
+	rows, cols uint64
+	nnz        int64
+	lines      int // lines read, through the size line
+}
+
+// readMTXHeader reads the banner, comments and size line of a general
+// coordinate Matrix Market file.
+func readMTXHeader(sc *bufio.Scanner, name string) (mtxHeader, error) {
+	var h mtxHeader
+	for sc.Scan() {
+		h.lines++
+		l := strings.TrimSpace(sc.Text())
+		if h.lines == 1 {
+			f := strings.Fields(strings.ToLower(l))
+			if len(f) < 5 || f[0] != "%%matrixmarket" || f[1] != "matrix" || f[2] != "coordinate" || f[4] != "general" {
+				return h, fmt.Errorf("%s: not a general Matrix Market coordinate file (header %q)", name, l)
+			}
+			if h.field = f[3]; h.field != "real" && h.field != "integer" && h.field != "pattern" {
+				return h, fmt.Errorf("%s: %s matrices are not supported (real, integer or pattern)", name, h.field)
+			}
+			continue
+		}
+		if l == "" || l[0] == '%' {
+			continue
+		}
+		f := strings.Fields(l)
+		var err1, err2, err3 error
+		if len(f) == 3 {
+			h.rows, err1 = strconv.ParseUint(f[0], 10, 64)
+			h.cols, err2 = strconv.ParseUint(f[1], 10, 64)
+			h.nnz, err3 = strconv.ParseInt(f[2], 10, 64)
+		}
+		if len(f) != 3 || err1 != nil || err2 != nil || err3 != nil {
+			return h, fmt.Errorf("%s:%d: size line %q", name, h.lines, l)
+		}
+		return h, nil
+	}
+	if err := sc.Err(); err != nil {
+		return h, err
+	}
+	return h, fmt.Errorf("%s: no size line", name)
+}
+
 // runSparsify copies a dense dataset into a sparse one element by
 // element: elements equal to the excluded value (default: SRC's fill
-// value) become undefined in DST, the others defined.
+// value) become undefined in DST, the others defined. A DST that does
+// not exist is created with SRC's type, shape, maximum shape and fill
+// value.
 func runSparsify(args []string, stdout io.Writer) error {
 	fs := flags("sparsify")
 	exclude := fs.String("exclude", "", "value that becomes undefined (default: the fill value)")
-	if err := fs.Parse(args); err != nil {
+	cf := addCreateFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 3 {
+	if len(pos) != 3 {
 		return errUsage
 	}
-	file, src, dst := fs.Arg(0), fs.Arg(1), fs.Arg(2)
-	rw, w, err := openSparseWriter(file, dst)
+	file, src, dst := pos[0], pos[1], pos[2]
+	rw, err := h5core.OpenRW(file)
 	if err != nil {
 		return err
 	}
@@ -190,6 +313,15 @@ func runSparsify(args []string, stdout io.Writer) error {
 		return err
 	}
 	sds, err := o.Dataset()
+	if err != nil {
+		return err
+	}
+	fillRaw, fillSet := sds.FillValue()
+	spec := h5core.DatasetSpec{Type: sds.Type, Dims: sds.Shape(), MaxDims: sds.MaxShape()}
+	if fillSet {
+		spec.Fill = fillRaw
+	}
+	w, err := sparseWriter(rw, dst, cf, spec)
 	if err != nil {
 		return err
 	}

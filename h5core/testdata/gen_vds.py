@@ -16,6 +16,11 @@ libhdf5 reads from each virtual dataset of DIR/vds.h5 afterwards:
     /unlimited     an unlimited mapping: a growable source (rows appended after
                    the virtual dataset was made) mapped with count UNLIMITED
     /subfolder     a source in a subfolder, named relative to vds.h5
+    /printf        printf-style source file names blk_%b.h5 over an unlimited
+                   mapping: blocks 0-2 exist, 3 is missing (4 exists but lies
+                   beyond the gap): 3 blocks of 2 rows
+    /printf_dset   printf-style dataset names in the same file (/f/f%b, two
+                   of them) and a source file name with "%%" (pct%.h5)
 
 Usage: /usr/bin/python3 gen_vds.py DIR
 """
@@ -35,6 +40,11 @@ for i in range(4):
         f["data"] = (np.arange(20, dtype="<i4").reshape(4, 5) + 100 * i)
 with h5py.File("sub/part.h5", "w") as f:
     f["p"] = np.arange(6, dtype="<u2") * 11
+for i in (0, 1, 2, 4):
+    with h5py.File("blk_%d.h5" % i, "w") as f:
+        f["d"] = np.arange(6, dtype="<i2").reshape(2, 3) + 10 * i
+with h5py.File("pct%.h5", "w") as f:
+    f["p"] = np.array([[-1, -2, -3]], dtype="<i2")
 with h5py.File("grow.h5", "w", libver="latest") as f:
     f.create_dataset("g", data=np.arange(6, dtype="<f4").reshape(2, 3), maxshape=(None, 3), chunks=(1, 3))
 
@@ -85,6 +95,31 @@ with h5py.File("vds.h5", "w", libver="latest") as f:
     h5py.h5d.create(f.id, b"unlimited", h5py.h5t.IEEE_F32LE,
                     h5py.h5s.create_simple((2, 3), (h5py.h5s.UNLIMITED, 3)), dcpl=dcpl)
 
+    # printf-style names: block b of an unlimited virtual selection
+    def printf_vds(name, maps, rows):
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_fill_value(np.array(-9, dtype="<i2"))
+        for vsel, src_file, src_name, ssel in maps:
+            dcpl.set_virtual(vsel, src_file.encode(), src_name.encode(), ssel)
+        h5py.h5d.create(f.id, name.encode(), h5py.h5t.STD_I16LE,
+                        h5py.h5s.create_simple((rows, 3), (h5py.h5s.UNLIMITED, 3)), dcpl=dcpl)
+
+    v = h5py.h5s.create_simple((2, 3), (h5py.h5s.UNLIMITED, 3))
+    v.select_hyperslab((0, 0), (h5py.h5s.UNLIMITED, 1), stride=(2, 1), block=(2, 3))
+    s = h5py.h5s.create_simple((2, 3))
+    s.select_all()
+    printf_vds("printf", [(v, "blk_%b.h5", "d", s)], 2)
+
+    f["f/f0"] = np.array([[1, 2, 3]], dtype="<i2")
+    f["f/f1"] = np.array([[4, 5, 6]], dtype="<i2")
+    v = h5py.h5s.create_simple((1, 3), (h5py.h5s.UNLIMITED, 3))
+    v.select_hyperslab((1, 0), (h5py.h5s.UNLIMITED, 1), stride=(3, 1), block=(1, 3))
+    s = h5py.h5s.create_simple((1, 3))
+    s.select_all()
+    v2 = h5py.h5s.create_simple((1, 3), (h5py.h5s.UNLIMITED, 3))
+    v2.select_hyperslab((0, 0), (1, 1), block=(1, 3))
+    printf_vds("printf_dset", [(v, ".", "/f/f%b", s), (v2, "pct%%.h5", "p", s)], 1)
+
 with h5py.File("grow.h5", "a") as f:  # the source grows after the VDS was made
     f["g"].resize((4, 3))
     f["g"][2:4] = [[6, 7, 8], [9, 10, 11]]
@@ -93,7 +128,7 @@ os.remove("frames_2.h5")
 os.chdir("/")  # relative source names resolve beside vds.h5, not here
 out = {}
 with h5py.File(os.path.join(d, "vds.h5"), "r") as f:
-    for name in ["stack", "every_other", "partial", "irregular", "subfolder", "unlimited"]:
+    for name in ["stack", "every_other", "partial", "irregular", "subfolder", "unlimited", "printf", "printf_dset"]:
         ds = f[name]
         assert ds.is_virtual, name
         v = ds[()]

@@ -1,10 +1,14 @@
 package fuse
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -223,4 +227,98 @@ func cooModel(t *testing.T, coo string) map[[2]int]float64 {
 		m[[2]int{atoi(t, f[0]), atoi(t, f[1])}] = v
 	}
 	return m
+}
+
+// TestWriteSparseViews reads every view of a sparse dataset on a
+// read-write mount, commits a batch through coo.csv (defines, an
+// overwrite, an erase, extent growth) while readers hold coo.csv and
+// dense.npy open half read, and checks that each held reader sees the
+// old or the new content whole, and that afterwards coo.csv, csr/*.npy,
+// matrix.mtx, dense.npy and .meta.json all show the new state, read by
+// numpy and scipy (testdata/check_sparse_views.py).
+func TestWriteSparseViews(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join("..", "..", "sparsecoo", "testdata", "sparse_2d_float64_ea.h5"))
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	defer unmount()
+	dir := filepath.Join(mp, "float64_ea_unlim0")
+	coo := filepath.Join(dir, "coo.csv")
+	views := []string{"coo.csv", "csr/data.npy", "csr/indices.npy", "csr/indptr.npy", "matrix.mtx", "dense.npy", ".meta.json"}
+	old := map[string][]byte{}
+	for _, v := range views {
+		b, err := os.ReadFile(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[v] = b
+	}
+	model := cooModel(t, coo)
+	checkSparseViews(t, dir, 27, model)
+
+	held := map[string]*os.File{}
+	got := map[string][]byte{}
+	for _, v := range []string{"coo.csv", "dense.npy"} {
+		f, err := os.Open(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := make([]byte, len(old[v])/2)
+		if _, err := io.ReadFull(f, b); err != nil {
+			t.Fatal(err)
+		}
+		held[v], got[v] = f, b
+	}
+	var first [2]int
+	for k := range model {
+		first = k
+		break
+	}
+	batch := fmt.Sprintf("0,0,1.25\n30,9,-2.5\n%d,%d,\n%d,%d,6.75\n", first[0], first[1], 3, 4)
+	if err := appendTo(coo, []byte(batch)); err != nil {
+		t.Fatal(err)
+	}
+	delete(model, first)
+	model[[2]int{0, 0}], model[[2]int{30, 9}], model[[2]int{3, 4}] = 1.25, -2.5, 6.75
+	for v, f := range held {
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := append(got[v], rest...)
+		now, err := os.ReadFile(filepath.Join(dir, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(now, old[v]) {
+			t.Errorf("%s unchanged by the commit", v)
+		}
+		if !bytes.Equal(whole, old[v]) && !bytes.Equal(whole, now) {
+			t.Errorf("%s held open during the commit read %d bytes, neither the old %d nor the new %d", v, len(whole), len(old[v]), len(now))
+		}
+	}
+	checkSparseViews(t, dir, 31, model)
+}
+
+// checkSparseViews runs testdata/check_sparse_views.py on the views of a
+// rank-2 sparse dataset directory of rows x 10.
+func checkSparseViews(t *testing.T, dir string, rows int, model map[[2]int]float64) {
+	t.Helper()
+	exp := struct {
+		Shape []int    `json:"shape"`
+		Elems [][3]any `json:"elems"`
+	}{Shape: []int{rows, 10}}
+	for k, v := range model {
+		exp.Elems = append(exp.Elems, [3]any{k[0], k[1], v})
+	}
+	b, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "expected.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("/usr/bin/python3", "testdata/check_sparse_views.py", dir, p).CombinedOutput(); err != nil {
+		t.Errorf("views of %s: %v\n%s", dir, err, out)
+	}
 }
