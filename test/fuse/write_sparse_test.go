@@ -43,7 +43,7 @@ func TestWriteSparseAppend(t *testing.T) {
 	}
 	// (0,0) is new, (25,3) grows the extent to 26 rows, (0,6) is erased,
 	// (3,5) overwritten
-	if err := fusetest.Append(coo, []byte("0,0,5\n25,3,-1\n0,6,\n3,5,123\n")); err != nil {
+	if err := appendTo(coo, []byte("0,0,5\n25,3,-1\n0,6,\n3,5,123\n")); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	model[[2]int{0, 0}], model[[2]int{25, 3}], model[[2]int{3, 5}] = "5", "-1", "123"
@@ -56,7 +56,7 @@ func TestWriteSparseAppend(t *testing.T) {
 		t.Errorf("after the append matrix.mtx has size line %q, want \"26 16 49\"", size)
 	}
 	for _, bad := range []string{"1,1,9\n1,x,2\n", "1,1,9\n27,0,1\n", "1,1,9\n1,2,99999999999\n", "1,1,9\n1,2\n"} {
-		if err := fusetest.Append(coo, []byte(bad)); !errors.Is(err, syscall.EINVAL) {
+		if err := appendTo(coo, []byte(bad)); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("appending %q: %v, want EINVAL", bad, err)
 		}
 	}
@@ -174,7 +174,7 @@ func TestWriteSparseTwoHandles(t *testing.T) {
 					r := 50 + 10*k + 5*g // each batch grows the extent
 					text = fmt.Appendf(text, "%d,%d,%d.5\n", r, c, 100*g+10*k+c)
 				}
-				if err := fusetest.Append(coo, text); err != nil {
+				if err := appendTo(coo, text); err != nil {
 					errs <- fmt.Errorf("goroutine %d batch %d: %w", g, k, err)
 					return
 				}

@@ -16,6 +16,9 @@ import (
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
+// appendTo appends text to the file at name as `cat >> name` does.
+var appendTo = fusetest.Append
+
 // csvLines returns the lines of a CSV view.
 func csvLines(t *testing.T, name string) []string {
 	t.Helper()
@@ -42,7 +45,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	// what the view serves goes back unchanged, header included
 	back := strings.Join(append([]string{lines[0]}, lines[1:6]...), "\n") + "\n"
-	if err := fusetest.Append(csv, []byte(back+"7,1.5,2,hello\n-3,nan,,\"a,\"\"b\"\"\"\n")); err != nil {
+	if err := appendTo(csv, []byte(back+"7,1.5,2,hello\n-3,nan,,\"a,\"\"b\"\"\"\n")); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	got := csvLines(t, csv)
@@ -52,7 +55,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	// a malformed line fails its write; nothing of that open file commits
 	for _, bad := range []string{"1,2,3,4\n1,2\n", "1,2,3,4\n300000000000,0,0,x\n", "1,2,3,4\n1,2,-1,x\n", "1,2,3,4\n1,2,3,toolongtag\n"} {
-		err := fusetest.Append(csv, []byte(bad))
+		err := appendTo(csv, []byte(bad))
 		if !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("appending %q: %v, want EINVAL", bad, err)
 		}
@@ -68,7 +71,7 @@ func TestWriteAppend(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := fusetest.Append(filepath.Join(mp, "t", col+".raw"), b.Bytes()); err != nil {
+		if err := appendTo(filepath.Join(mp, "t", col+".raw"), b.Bytes()); err != nil {
 			t.Fatalf("%s.raw: %v", col, err)
 		}
 	}
@@ -289,7 +292,7 @@ func TestWriteTruncate(t *testing.T) {
 			t.Errorf("after truncating e.raw, %s.raw: %v (%v), want %d bytes", col, st.Size(), err, size)
 		}
 	}
-	if err := fusetest.Append(csv, []byte(lines[40]+"\n")); err != nil {
+	if err := appendTo(csv, []byte(lines[40]+"\n")); err != nil {
 		t.Fatalf("append after truncation: %v", err)
 	}
 	want := append(append([]string{}, lines[:21]...), lines[40])
@@ -302,7 +305,7 @@ func TestWriteTruncate(t *testing.T) {
 	if got := csvLines(t, csv); len(got) != 1 || got[0] != lines[0] {
 		t.Fatalf("after truncating to 0 bytes t.csv is %q, want the header alone", got)
 	}
-	if err := fusetest.Append(csv, []byte(strings.Join(lines[1:4], "\n")+"\n")); err != nil {
+	if err := appendTo(csv, []byte(strings.Join(lines[1:4], "\n")+"\n")); err != nil {
 		t.Fatalf("append after truncation to 0: %v", err)
 	}
 	unmount()
