@@ -49,8 +49,9 @@ type Options struct {
 	RW *h5core.RW
 
 	// stale, if set, reports whether the HDF5 file has changed since the
-	// tree was made (see changes.go).
-	stale func() bool
+	// tree was made (see changes.go); changed does too, without stale's
+	// grace for new trees.
+	stale, changed func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when

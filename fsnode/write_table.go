@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
@@ -222,10 +223,21 @@ type csvAppender struct {
 	cols [][]byte // encoded rows not committed yet, one buffer per column
 }
 
+// newCSVAppender opens a whole-table CSV for appends; a table that cannot
+// take rows (a column that cannot take values, say) is refused here, with
+// EPERM.
 func (t *Tree) newCSVAppender(path string) (Appender, error) {
 	tb, err := table.Open(t.f, path, table.Lenient)
 	if err != nil {
 		return nil, err
+	}
+	if err := tb.Writable(); err != nil {
+		return nil, fmt.Errorf("%w: %v", syscall.EPERM, err)
+	}
+	for _, c := range tb.Columns {
+		if err := c.Writable(); err != nil {
+			return nil, fmt.Errorf("%w: %v", syscall.EPERM, err)
+		}
 	}
 	p, err := arrowexport.NewCSVParser(arrowexport.FromTable(tb))
 	if err != nil {

@@ -32,7 +32,7 @@ type Tx interface {
 // index that cannot take the rows) leaves tx untouched. The table is
 // stale afterwards: open it again once tx is committed.
 func (t *Table) Append(tx Tx, cols [][]byte) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if len(cols) != len(t.Columns) {
@@ -86,7 +86,7 @@ func (t *Table) Append(tx Tx, cols [][]byte) error {
 // their extents, every search index is rewritten for the rows left, a
 // barrier, then NROWS. Like Append it changes nothing when it refuses.
 func (t *Table) Truncate(tx Tx, n int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if n < 0 || n > t.NRows {
@@ -105,10 +105,10 @@ func (t *Table) Truncate(tx Tx, n int64) error {
 	return m.commit(tx)
 }
 
-// writable refuses tables that are not HEP001 or that have errors: a
-// mutation must leave §12 holding, so it starts from a table where it
-// does.
-func (t *Table) writable() error {
+// Writable refuses tables that are not HEP001 or that have errors, as
+// every mutation does: a mutation must leave §12 holding, so it starts
+// from a table where it does.
+func (t *Table) Writable() error {
 	if t.Kind != KindHEP001 {
 		return fmt.Errorf("%s: %s tables are read-only (only HEP001 tables take writes)", t.Path, t.Kind)
 	}

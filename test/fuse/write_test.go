@@ -362,3 +362,39 @@ func TestWriteDropIndex(t *testing.T) {
 		t.Errorf("h5py reads NROWS %s(%v), want 70", out, err)
 	}
 }
+
+// TestWriteRefusedTable: a table with a variable-length string column
+// (hep_tables.h5's /run/events, column note) cannot take rows: opening
+// its CSV for appending fails with EPERM and a log line naming the
+// column. Its fixed-size columns still take cell updates (a contiguous
+// one here), which h5py reads back and `h5fs check --verify-indexes`
+// finds consistent.
+func TestWriteRefusedTable(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join(fusetest.OwnCorpus, "hep_tables.h5"))
+	var log bytes.Buffer
+	mp, unmount := fusetest.MountRW(t, name, &log)
+	if _, err := os.OpenFile(fusetest.WholeTable(mp, "/run/events", "csv"), os.O_WRONLY|os.O_APPEND, 0); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("opening events.csv for appending: %v, want EPERM", err)
+	}
+	if !strings.Contains(log.String(), "/run/events/note: ") || !strings.Contains(log.String(), "cannot take new values") {
+		t.Errorf("the log does not name the column that cannot take values:\n%s", log.String())
+	}
+	f, err := os.OpenFile(filepath.Join(mp, "run", "events", "run.raw"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0x92, 0x10}, 7*2); err != nil { // 4242
+		t.Fatalf("pwrite run.raw: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("close run.raw: %v", err)
+	}
+	unmount()
+	out, err := exec.Command("/usr/bin/python3", "-c", `import h5py, sys; g = h5py.File(sys.argv[1], "r")["run/events"]; print(g["run"][6], g["run"][7], g["note"][7].decode())`, name).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "1 4242 ") {
+		t.Errorf("h5py reads %s(%v), want run[6:8] = 1 4242", out, err)
+	}
+	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
+		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
+	}
+}
