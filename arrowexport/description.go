@@ -22,6 +22,9 @@ type Description struct {
 	Chunks     []uint64 `json:"chunks,omitempty"`
 	ChunkIndex string   `json:"chunk_index,omitempty"`
 	Filters    []Filter `json:"filters,omitempty"`
+	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
+	// dimension scale whose values were never written (all fill).
+	NetCDFDimension bool `json:"netcdf_dimension,omitempty"`
 }
 
 // Filter is one filter of a pipeline. Name comes from h5core's filter
@@ -37,7 +40,7 @@ type Filter struct {
 // Describe returns the description of dataset ds.
 func Describe(ds *h5core.Dataset) *Description {
 	d := &Description{Shape: ds.Shape(), MaxShape: MaxShape(ds), Dtype: ds.Type.String(), Layout: ds.Layout(),
-		Filters: Filters(ds.Filters)}
+		Filters: Filters(ds.Filters), NetCDFDimension: ds.NetCDFDimension()}
 	if a, err := DatasetArray(ds); err == nil && !ds.IsSparse() {
 		d.RawDtype = a.Dtype()
 	}
