@@ -76,15 +76,7 @@ print(json.dumps({"img": [[None if np.isnan(v) else float(v) for v in r] for r i
 				}
 			}
 		}
-		pf := filepath.Join(dir, name+".png")
-		os.WriteFile(pf, b, 0o644)
-		out, err := exec.Command("/usr/bin/python3", "-c",
-			"import sys, json; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGBA'); print(json.dumps(list(im.getdata())))", pf).Output()
-		if err != nil {
-			t.Fatalf("PIL (package python3-pil): %v", err)
-		}
-		var pil [][4]uint32
-		json.Unmarshal(out, &pil)
+		pil := pilPixels(t, filepath.Join(dir, name+".png"), b)
 		for i := range goPix {
 			// PIL premultiplies nothing: a transparent pixel's color is
 			// whatever was stored; compare colors of opaque pixels only.
@@ -166,15 +158,7 @@ print(json.dumps(want))
 		if sz := img.Bounds().Size(); sz.Y != len(rows) || sz.X != len(rows[0]) {
 			t.Fatalf("%s: %v pixels, want %d×%d", name, sz, len(rows[0]), len(rows))
 		}
-		pf := filepath.Join(dir, "out.png")
-		os.WriteFile(pf, b, 0o644)
-		out, err := exec.Command("/usr/bin/python3", "-c",
-			"import sys, json; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGBA'); print(json.dumps(list(im.getdata())))", pf).Output()
-		if err != nil {
-			t.Fatalf("PIL (package python3-pil): %v", err)
-		}
-		var pil [][4]uint32
-		json.Unmarshal(out, &pil)
+		pil := pilPixels(t, filepath.Join(dir, "out.png"), b)
 		bad := 0
 		for y, r := range rows {
 			for x, w := range r {
@@ -191,4 +175,23 @@ print(json.dumps(want))
 			}
 		}
 	}
+}
+
+// pilPixels writes the PNG b to the file pf and returns its pixels, row
+// by row, as PIL decodes them (RGBA, not premultiplied).
+func pilPixels(t *testing.T, pf string, b []byte) [][4]uint32 {
+	t.Helper()
+	if err := os.WriteFile(pf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("/usr/bin/python3", "-c",
+		"import sys, json; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGBA'); print(json.dumps(list(im.getdata())))", pf).Output()
+	if err != nil {
+		t.Fatalf("PIL (package python3-pil): %v", err)
+	}
+	var pil [][4]uint32
+	if err := json.Unmarshal(out, &pil); err != nil {
+		t.Fatal(err)
+	}
+	return pil
 }
