@@ -209,6 +209,7 @@ func (f *file) rebind(nf *file) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.newView, f.view, f.err, f.finalized = nf.newView, nil, nil, false
+	f.gen++
 }
 
 // csvAppender parses the lines appended to a whole-table CSV and encodes

@@ -25,12 +25,13 @@ type Tx interface {
 
 // Append appends rows to a HEP001 table as §11.2 orders it: every column
 // extended (by whole chunks, §11.3) to hold them, the rows written, every
-// search index brought up to date, a barrier, then NROWS. cols holds the
-// new rows of each column in Columns order as stored elements (Encode,
-// EncodeRaw), the same number of rows each. Everything is read and
-// computed before the first write, so a refusal (a value, a column or an
-// index that cannot take the rows) leaves tx untouched. The table is
-// stale afterwards: open it again once tx is committed.
+// search index brought up to date — or, when it cannot be kept
+// consistent, deleted (Dropped says which and why) — a barrier, then
+// NROWS. cols holds the new rows of each column in Columns order as
+// stored elements (Encode, EncodeRaw), the same number of rows each.
+// Everything is read and computed before the first write, so a refusal
+// (a value or a column that cannot take the rows) leaves tx untouched.
+// The table is stale afterwards: open it again once tx is committed.
 func (t *Table) Append(tx Tx, cols [][]byte) error {
 	if err := t.Writable(); err != nil {
 		return err
@@ -230,8 +231,8 @@ func (m *mutation) grow(tx Tx, path string, ds *h5core.Dataset, n uint64) error 
 }
 
 // commit deletes the dropped indexes and writes the planned index
-// changes, then, when the row count
-// changes, a barrier and NROWS (an update commits with tx).
+// changes, then, when the row count changes, a barrier and NROWS (an
+// update commits with tx).
 func (m *mutation) commit(tx Tx) error {
 	if err := m.deleteDropped(tx); err != nil {
 		return err

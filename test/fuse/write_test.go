@@ -17,15 +17,7 @@ import (
 )
 
 // appendTo appends text to the file at name as `cat >> name` does.
-func appendTo(name string, text []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(text)
-	cerr := f.Close()
-	return errors.Join(werr, cerr)
-}
+var appendTo = fusetest.Append
 
 // csvLines returns the lines of a CSV view.
 func csvLines(t *testing.T, name string) []string {
@@ -119,11 +111,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py := `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 n = int(g.attrs["NROWS"])
@@ -138,6 +126,22 @@ print(n, list(g["x"][40:n]), [t.decode() for t in g["tag"][40:n]])`
 	d := h5wasmtest.Dump(t, name, "/t/x")
 	if sh := d.Dataset(t, "/t/x").Shape; len(sh) != 1 || sh[0] < 45 {
 		t.Errorf("libhdf5 2.0 sees /t/x of shape %v", sh)
+	}
+}
+
+// checkIndexes checks the table /t of a file the mount wrote: every
+// search index recomputed from what libhdf5 reads (check_write.py, which
+// also finds indexes left unreferenced) and by `h5fs check
+// --verify-indexes`.
+func checkIndexes(t *testing.T, name string) {
+	t.Helper()
+	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
+	cmd.Dir = fusetest.OwnCorpus
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
+	}
+	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
+		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
 	}
 }
 
@@ -245,14 +249,7 @@ os.close(fd)`
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
-	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
-		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py = `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 print(int(g.attrs["NROWS"]), g["x"][3], list(g["x"][15:18]), g["x"][39], g["e"][20], g["e"][21])`
@@ -318,11 +315,7 @@ func TestWriteTruncate(t *testing.T) {
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py := `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 n = int(g.attrs["NROWS"])
@@ -357,14 +350,7 @@ func TestWriteDropIndex(t *testing.T) {
 			t.Errorf("the log does not tell that %s was deleted:\n%s", ix, log.String())
 		}
 	}
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py: %v\n%s", err, out)
-	}
-	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
-		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	out, err := exec.Command("/usr/bin/python3", "-c", `import h5py, sys; print(int(h5py.File(sys.argv[1], "r")["t"].attrs["NROWS"]))`, name).CombinedOutput()
 	if err != nil || string(out) != "70\n" {
 		t.Errorf("h5py reads NROWS %s(%v), want 70", out, err)
