@@ -13,11 +13,18 @@ type Description struct {
 	// MaxShape holds null for an unlimited dimension.
 	MaxShape []any `json:"maxshape"`
 	// Dtype is the stored HDF5 type as h5fs prints it ("int32 BE").
-	Dtype      string   `json:"dtype"`
+	Dtype string `json:"dtype"`
+	// RawDtype is the NumPy type of the elements of the .raw and .npy
+	// views: packed little-endian whatever the stored byte order ("<i4"
+	// for "int32 BE"); empty when the dataset has no such views.
+	RawDtype   string   `json:"raw_dtype,omitempty"`
 	Layout     string   `json:"layout"`
 	Chunks     []uint64 `json:"chunks,omitempty"`
 	ChunkIndex string   `json:"chunk_index,omitempty"`
 	Filters    []Filter `json:"filters,omitempty"`
+	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
+	// dimension scale whose values were never written (all fill).
+	NetCDFDimension bool `json:"netcdf_dimension,omitempty"`
 }
 
 // Filter is one filter of a pipeline. Name comes from h5core's filter
@@ -33,10 +40,27 @@ type Filter struct {
 // Describe returns the description of dataset ds.
 func Describe(ds *h5core.Dataset) *Description {
 	d := &Description{Shape: ds.Shape(), MaxShape: MaxShape(ds), Dtype: ds.Type.String(), Layout: ds.Layout(),
-		Filters: Filters(ds.Filters)}
+		Filters: Filters(ds.Filters), NetCDFDimension: ds.NetCDFDimension()}
+	if a, err := DatasetArray(ds); err == nil && !ds.IsSparse() {
+		d.RawDtype = a.Dtype()
+	}
 	if d.Layout == "chunked" || ds.IsSparse() {
 		d.Chunks = ds.ChunkShape()
 		d.ChunkIndex = ds.ChunkIndexKind().String()
+	}
+	return d
+}
+
+// RawDtype returns the NumPy type of the packed little-endian elements
+// of stored type t, as a table column's .raw view holds them; "" for
+// types with no such form (variable length, arrays).
+func RawDtype(t *h5core.Datatype) string {
+	if !t.IsFixedSize() || t.Size <= 0 || t.Class == h5core.ClassArray {
+		return ""
+	}
+	d, err := npyDescr(t)
+	if err != nil {
+		return ""
 	}
 	return d
 }

@@ -14,6 +14,7 @@ var sparseViewDoc = map[string]string{
 	"csr/indices.npy": "CSR column indices, int64, nnz",
 	"csr/data.npy":    "CSR values, nnz",
 	"matrix.mtx":      "Matrix Market coordinate file, 1-based",
+	"pattern.png":     "spy plot: black where an element is defined, one pixel per bin of rows and columns (at most 2048 per side)",
 	"dense.npy":       "the whole array, fill value where undefined",
 }
 
@@ -22,7 +23,7 @@ var sparseViewDoc = map[string]string{
 func SparseViewNames(rank int) []string {
 	names := []string{"coo.csv", "coo.arrow", "coo.parquet"}
 	if rank == 2 {
-		names = append(names, "csr/indptr.npy", "csr/indices.npy", "csr/data.npy", "matrix.mtx")
+		names = append(names, "csr/indptr.npy", "csr/indices.npy", "csr/data.npy", "matrix.mtx", "pattern.png")
 	}
 	return append(names, "dense.npy")
 }
@@ -58,6 +59,13 @@ func SparseViews(ds *h5core.Dataset, m *sparsecoo.Matrix, opts Options) (map[str
 		}
 		if views["matrix.mtx"], err = NewMatrixMarketView(m); err != nil {
 			return nil, err
+		}
+		name := "sparse matrix"
+		if ds != nil {
+			name = ds.Path
+		}
+		if pv, err := NewPatternView(m, name, opts); err == nil {
+			views["pattern.png"] = pv
 		}
 	}
 	if ds == nil {

@@ -13,9 +13,12 @@
 #           scipy, datasets deleted and written anew, flush + fsync)
 #
 # The elements and the empty file are made once in $BENCH_DIR by the Go
-# benchmark. Prints elements/s and final file size of each and the ratios
+# benchmark. Prints, for each, elements/s (wall), elements per CPU second
+# (user + system of the writing process: h5py's Python, the Go benchmark,
+# the h5fs mount process; steadier than wall time on a shared machine,
+# and blind to fsync waits) and the final file size, with the ratios
 # h5fs / (h5py+scipy) (> 1: h5fs is faster); the load average before and
-# after, since the machine may be shared. Needs root and /dev/fuse for
+# after. Needs root and /dev/fuse for
 # the mount case (skipped otherwise, with a message).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ go_out=$(SPARSE_WRITE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'Benchmark
 echo "$go_out" | grep '^Benchmark'
 metric() { echo "$go_out" | awk -v m="$1" '/^BenchmarkSparseWrite/ {for (i=1;i<=NF;i++) if ($(i+1)==m) print $i}'; }
 go_eps=$(metric elements/s)
+go_cps=$(metric elements/cpu-s)
 go_size=$(metric file-bytes)
 
 mount_eps=""
@@ -43,6 +47,7 @@ if [ -e /dev/fuse ] && [ "$(id -u)" = 0 ]; then
 		kill -0 "$pid" 2>/dev/null || { cat "$BENCH_DIR/mount.log"; exit 1; }
 		sleep 0.01
 	done
+	cpu0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 	read -r mount_eps < <($PY - "$BENCH_DIR/batches" "$MP/X/coo.csv" <<'PYEOF'
 import glob, os, sys, time
 batches = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv")))]
@@ -54,6 +59,7 @@ for b in batches:
 print(n / (time.perf_counter() - t))
 PYEOF
 )
+	mount_cps=$(echo "1000000 / (($(awk '{print $14 + $15}' "/proc/$pid/stat") - $cpu0) / $(getconf CLK_TCK))" | bc -l)
 	lines=$(($(wc -l <"$MP/X/coo.csv") - 1))
 	umount "$MP"
 	wait "$pid"
@@ -64,13 +70,13 @@ else
 	echo "mount case skipped: needs root and /dev/fuse"
 fi
 
-read -r py_eps py_size < <($PY - "$BENCH_DIR" <<'PYEOF'
+read -r py_eps py_cps py_size < <($PY - "$BENCH_DIR" <<'PYEOF'
 import glob, os, sys, time
 import h5py, numpy as np, scipy.sparse
 d, n = sys.argv[1], 100000
 batches = [np.loadtxt(p, delimiter=",", ndmin=2) for p in sorted(glob.glob(os.path.join(d, "batches", "*.csv")))]
 p = os.path.join(d, "anndata.h5")
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 with h5py.File(p, "w") as f:
     g = f.create_group("X")
     g.attrs["encoding-type"] = "csr_matrix"
@@ -87,15 +93,16 @@ with h5py.File(p, "w") as f:
         fd = os.open(p, os.O_RDONLY)
         os.fsync(fd)
         os.close(fd)
-el = time.perf_counter() - t
+el, cpu = time.perf_counter() - t, time.process_time() - c
 assert m.nnz == 1000000, m.nnz
-print(m.nnz / el, os.path.getsize(p))
+print(m.nnz / el, m.nnz / cpu, os.path.getsize(p))
 PYEOF
 )
 echo "load after: $(cut -d" " -f1-3 /proc/loadavg)"
-printf '%-28s %12s %14s %12s\n' case elements/s file_bytes vs_h5py
-printf '%-28s %12.4g %14d %12s\n' "h5py+scipy (anndata CSR)" "$py_eps" "$py_size" 1
-printf '%-28s %12.4g %14d %12.3f\n' "h5fs sparsecoo.Writer" "$go_eps" "$go_size" "$(echo "$go_eps / $py_eps" | bc -l)"
+ratio() { echo "$1 / $2" | bc -l; }
+printf '%-28s %12s %9s %14s %9s %14s\n' case elements/s vs_h5py elements/cpu-s vs_h5py file_bytes
+printf '%-28s %12.4g %9s %14.4g %9s %14d\n' "h5py+scipy (anndata CSR)" "$py_eps" 1 "$py_cps" 1 "$py_size"
+printf '%-28s %12.4g %9.3f %14.4g %9.3f %14d\n' "h5fs sparsecoo.Writer" "$go_eps" "$(ratio "$go_eps" "$py_eps")" "$go_cps" "$(ratio "$go_cps" "$py_cps")" "$go_size"
 if [ -n "$mount_eps" ]; then
-	printf '%-28s %12.4g %14d %12.3f\n' "h5fs mount coo.csv" "$mount_eps" "$mount_size" "$(echo "$mount_eps / $py_eps" | bc -l)"
+	printf '%-28s %12.4g %9.3f %14.4g %9.3f %14d\n' "h5fs mount coo.csv" "$mount_eps" "$(ratio "$mount_eps" "$py_eps")" "$mount_cps" "$(ratio "$mount_cps" "$py_cps")" "$mount_size"
 fi

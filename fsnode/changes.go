@@ -18,6 +18,12 @@ import (
 // opens the view of the new tree. Views already open keep reading the
 // state they were opened with: their nodes, page cache and sizes are the
 // old tree's. A reader so never sees bytes of two states in one view.
+//
+// A writer may be caught in the middle of a change (a checksum that does
+// not match, a block not yet written): making a tree is tried again while
+// the file keeps changing under the attempt (maxTornRetries), and a view
+// or directory of a tree that fails to read once the file has changed
+// answers ESTALE, so that the kernel retries through the next state.
 
 // staleGrace is how long a new tree is not reported out of date by an
 // open: a file written without pause would otherwise fail the kernel's
@@ -62,6 +68,22 @@ func (m *member) stale(t *Tree, st fileState) bool {
 	return true
 }
 
+// changed reports whether the file has changed since tree t was made from
+// it in state st, however young t is, and if so drops t. It serves a read
+// of t that failed: the writer may have torn the state the read met.
+func (m *member) changed(t *Tree, st fileState) bool {
+	if now, err := statFile(m.name); err != nil || now == st {
+		return false
+	}
+	m.drop(t, false)
+	return true
+}
+
+// maxTornRetries bounds the attempts to make a tree from a file that a
+// writer changed while it was read (libhdf5 SWMR readers likewise retry
+// a metadata read whose checksum fails).
+const maxTornRetries = 5
+
 // dropIfChanged drops the member's tree if the file has changed since it
 // was made (and it is not brand new); wait as for drop.
 func (m *member) dropIfChanged(wait bool) {
@@ -80,6 +102,14 @@ func (m *member) dropIfChanged(wait bool) {
 // was made (never, for a tree made without a way to tell).
 func (t *Tree) stale() bool {
 	return t.opt.stale != nil && t.opt.stale()
+}
+
+// torn reports whether a read of the tree that failed may have met a
+// state of the file torn by a writer: the file has changed since the tree
+// was made. The tree is then dropped, and the ESTALE the caller returns
+// has the kernel walk the path again, through a tree of the new state.
+func (t *Tree) torn() bool {
+	return t.opt.changed != nil && t.opt.changed()
 }
 
 // treeOf returns the tree a node of the mount belongs to, or nil.

@@ -36,8 +36,9 @@ func (t *Tree) datasetEntries(name, where string, o *h5core.Object) []entry {
 	case !errors.Is(err, arrowexport.ErrUnsupported):
 		es = append(es, entry{name: name + ".csv", file: errorFile(where+".csv", err)})
 	}
-	if _, err := arrowexport.NewPNGView(ds); err == nil {
-		es = append(es, t.viewEntry(name+".png", o, func() (View, error) { return arrowexport.NewPNGView(ds) }))
+	if _, err := arrowexport.NewPNGView(o, arrowexport.Options{}); err == nil {
+		opt := t.viewOptions(objectKey(o))
+		es = append(es, t.viewEntry(name+".png", o, func() (View, error) { return arrowexport.NewPNGView(o, opt) }))
 	}
 	return es // a dataset with no file form is described in .meta.json
 }

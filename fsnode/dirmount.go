@@ -246,7 +246,13 @@ func (m *member) get() (*Tree, error) {
 		m.err = nil
 	}
 	if m.tree == nil {
-		m.tree, m.r, m.state, m.err = m.openTree()
+		for try := 0; ; try++ {
+			m.tree, m.r, m.state, m.err = m.openTree()
+			if now, err := statFile(m.name); m.err == nil || err != nil || now == m.state || try == maxTornRetries {
+				break
+			}
+			time.Sleep(time.Duration(try+1) * 5 * time.Millisecond) // let the writer finish
+		}
 		m.builtAt = time.Now()
 		if m.err != nil {
 			if st, err := os.Stat(m.name); err == nil {
@@ -287,6 +293,7 @@ func (m *member) openTree() (*Tree, *reopener, fileState, error) {
 	opt.ExternalLink = m.externalLink
 	var t *Tree
 	opt.stale = func() bool { return m.stale(t, st) }
+	opt.changed = func() bool { return m.changed(t, st) }
 	err = guard(func() (err error) { t, err = New(f, opt); return err })
 	if err != nil {
 		r.close()
@@ -398,9 +405,9 @@ func (t *Tree) externalTarget(depth int, l h5core.Link) (string, bool) {
 // mountpoint and returns the running server.
 func MountDir(d *DirTree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
 	if d.single != nil {
-		return mountRoot(d.single.node, d.root, mountpoint, mo)
+		return mountRoot(d.single.node, d.root, mountpoint, mo, true)
 	}
-	return mountRoot(&folderNode{d: d, f: d.top}, d.root, mountpoint, mo)
+	return mountRoot(&folderNode{d: d, f: d.top}, d.root, mountpoint, mo, true)
 }
 
 // folderNode is a directory of the mounted directory.

@@ -68,7 +68,11 @@ func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	e, err := t.lookup(d, name)
 	if err != nil {
-		return nil, toErrno(err)
+		errno := toErrno(err)
+		if errno != syscall.ENOENT && t.torn() {
+			return nil, syscall.ESTALE
+		}
+		return nil, errno
 	}
 	timeout := t.attr(e, &out.Attr)
 	out.SetEntryTimeout(longTimeout)
@@ -106,6 +110,9 @@ func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandl
 func (t *Tree) opendir(d *dir) (fs.FileHandle, uint32, syscall.Errno) {
 	es, err := t.children(d)
 	if err != nil {
+		if t.torn() {
+			return nil, 0, syscall.ESTALE
+		}
 		return nil, 0, syscall.EIO
 	}
 	list := make([]fuse.DirEntry, len(es))
@@ -156,6 +163,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	}
 	v, err := n.t.finalize(n.f)
 	if err != nil {
+		if n.t.torn() {
+			return nil, 0, syscall.ESTALE
+		}
 		return nil, 0, viewErrno(err)
 	}
 	if n.t.w != nil {

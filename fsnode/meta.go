@@ -38,6 +38,7 @@ type columnMeta struct {
 	Type       string `json:"dtype"`
 	Logical    string `json:"logical"`
 	ElemSize   int    `json:"raw_elem_size"`
+	RawDtype   string `json:"raw_dtype,omitempty"` // NumPy type of <col>.raw
 	Nullable   bool   `json:"nullable"`
 	Fill       string `json:"fill,omitempty"`
 	Units      string `json:"units,omitempty"`
@@ -133,8 +134,12 @@ func describeTable(tb *table.Table) *tableMeta {
 	m := &tableMeta{Kind: tb.Kind, NRows: tb.NRows, Version: tb.Version, IndexColumns: tb.IndexColumns, Index: tb.Index,
 		Columns: []columnMeta{}}
 	for _, c := range tb.Columns {
-		m.Columns = append(m.Columns, columnMeta{Name: c.Name, Shown: EscapeName(c.Name), Path: c.Path, Type: c.HDF5Type,
-			Logical: c.Logical, ElemSize: c.ElemSize, Nullable: c.Nullable, Fill: c.FillText, Units: c.Units, IndexLevel: c.IndexLevel})
+		cm := columnMeta{Name: c.Name, Shown: EscapeName(c.Name), Path: c.Path, Type: c.HDF5Type,
+			Logical: c.Logical, ElemSize: c.ElemSize, Nullable: c.Nullable, Fill: c.FillText, Units: c.Units, IndexLevel: c.IndexLevel}
+		if c.ElemSize > 0 {
+			cm.RawDtype = arrowexport.RawDtype(c.Type)
+		}
+		m.Columns = append(m.Columns, cm)
 	}
 	for _, f := range tb.Findings {
 		m.Findings = append(m.Findings, f.String())

@@ -31,20 +31,26 @@ func Mount(t *Tree, mountpoint string) (*fuse.Server, error) {
 // Options.RW) at mountpoint with the given
 // options and returns the running server.
 func MountWith(t *Tree, mountpoint string, mo MountOptions) (*fuse.Server, error) {
-	return mountRoot(&dirNode{t: t, d: t.root}, t.f.Name(), mountpoint, mo)
+	return mountRoot(&dirNode{t: t, d: t.root}, t.f.Name(), mountpoint, mo, false)
 }
 
 // mountRoot mounts the node tree under root read-only at mountpoint. The
 // attribute and entry timeouts are left to each node (see
-// shared/docs/clients-on-fuse.md).
-func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions) (*fuse.Server, error) {
-	negative := longTimeout
+// shared/docs/clients-on-fuse.md). A name looked up in vain is remembered
+// by the kernel unless the files may change (changing): a new state of a
+// file may have it.
+func mountRoot(root fs.InodeEmbedder, source, mountpoint string, mo MountOptions, changing bool) (*fuse.Server, error) {
+	var negative *time.Duration
+	if !changing {
+		n := longTimeout
+		negative = &n
+	}
 	mode := "ro"
 	if d, ok := root.(*dirNode); ok && d.t.w != nil {
 		mode = "rw" // a read-write tree (Options.RW)
 	}
 	server, err := fs.Mount(mountpoint, root, &fs.Options{
-		NegativeTimeout: &negative,
+		NegativeTimeout: negative,
 		UID:             mo.UID,
 		GID:             mo.GID,
 		MountOptions: fuse.MountOptions{

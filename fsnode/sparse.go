@@ -79,6 +79,10 @@ func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, err
 		}
 	}
 	if csr != nil {
+		// csr/ describes the same matrix as its parent
+		meta := es[0]
+		meta.file = &file{path: t.f.Name() + ":" + o.Path + " csr/" + metaName, attrs: o, newView: meta.file.newView}
+		csr = append([]entry{meta}, csr...)
 		es = append(es, entry{name: "csr", dir: &dir{attrs: o, list: func() ([]entry, error) { return csr, nil }}})
 	}
 	return es, nil

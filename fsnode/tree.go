@@ -49,8 +49,9 @@ type Options struct {
 	RW *h5core.RW
 
 	// stale, if set, reports whether the HDF5 file has changed since the
-	// tree was made (see changes.go).
-	stale func() bool
+	// tree was made (see changes.go); changed does too, without stale's
+	// grace for new trees.
+	stale, changed func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
@@ -216,7 +217,9 @@ type file struct {
 	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
-	inode     *fs.Inode // the kernel's node, once looked up (for cache invalidation)
+	fin       sync.Mutex // held by the one finalize running a sizing pass
+	gen       int        // bindings so far (rebind)
+	inode     *fs.Inode  // the kernel's node, once looked up (for cache invalidation)
 	view      View
 	err       error
 	finalized bool
@@ -238,11 +241,22 @@ func (t *Tree) get(f *file) (View, error) {
 	return f.view, f.err
 }
 
-// finalize returns the file's view with its exact size known. The views
-// serialize their own sizing passes, so a pass runs without f.mu held.
+// finalize returns the file's view with its exact size known. One sizing
+// pass of a file runs at a time (f.fin), without f.mu held, so stat calls
+// are not held up meanwhile.
 func (t *Tree) finalize(f *file) (View, error) {
 	v, err := t.get(f)
 	if err != nil || f.isFinal() {
+		return v, err
+	}
+	// A second pass of the same view while the first one's caller
+	// already reads it would tear what it reads.
+	f.fin.Lock()
+	defer f.fin.Unlock()
+	f.mu.Lock()
+	gen := f.gen
+	f.mu.Unlock()
+	if v, err = t.get(f); err != nil || f.isFinal() {
 		return v, err
 	}
 	if limit := t.maxSizedView(); !v.Exact() && v.Size() > limit {
@@ -253,6 +267,12 @@ func (t *Tree) finalize(f *file) (View, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.gen != gen { // rebound by a commit meanwhile: the flags are the new view's
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 	if err != nil {
 		if f.err == nil {
 			t.opt.Log.Printf("h5fs: %s: %v", f.path, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
@@ -151,6 +152,9 @@ func (t *Tree) commit(path string, mutate func(tb *table.Table, tx *h5core.Tx) e
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	for _, err := range tb.Dropped {
+		t.opt.Log.Printf("h5fs: %v", err)
+	}
 	return t.refresh(w.live[path])
 }
 
@@ -205,6 +209,7 @@ func (f *file) rebind(nf *file) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.newView, f.view, f.err, f.finalized = nf.newView, nil, nil, false
+	f.gen++
 }
 
 // csvAppender parses the lines appended to a whole-table CSV and encodes
@@ -218,10 +223,21 @@ type csvAppender struct {
 	cols [][]byte // encoded rows not committed yet, one buffer per column
 }
 
+// newCSVAppender opens a whole-table CSV for appends; a table that cannot
+// take rows (a column that cannot take values, say) is refused here, with
+// EPERM.
 func (t *Tree) newCSVAppender(path string) (Appender, error) {
 	tb, err := table.Open(t.f, path, table.Lenient)
 	if err != nil {
 		return nil, err
+	}
+	if err := tb.Writable(); err != nil {
+		return nil, fmt.Errorf("%w: %v", syscall.EPERM, err)
+	}
+	for _, c := range tb.Columns {
+		if err := c.Writable(); err != nil {
+			return nil, fmt.Errorf("%w: %v", syscall.EPERM, err)
+		}
 	}
 	p, err := arrowexport.NewCSVParser(arrowexport.FromTable(tb))
 	if err != nil {

@@ -3,8 +3,6 @@ package h5core
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +16,12 @@ import (
 // them.
 func TestExternalDataFiles(t *testing.T) {
 	dir := t.TempDir()
-	out, err := exec.Command("/usr/bin/python3", "testdata/gen_external.py", dir).Output()
-	if err != nil {
-		t.Fatalf("gen_external.py (needs Debian's python3-h5py, installed by scripts/test.sh): %v", err)
-	}
 	var want map[string]struct {
 		Raw     *string `json:"raw"`
 		Error   string  `json:"error"`
 		Refused bool    `json:"refused"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatal(err)
-	}
+	runH5pyGen(t, "gen_external.py", dir, &want)
 	f, err := Open(filepath.Join(dir, "in", "ext.h5"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,16 +29,9 @@ func TestExternalDataFiles(t *testing.T) {
 	defer f.Close()
 	for path, w := range want {
 		t.Run(path, func(t *testing.T) {
-			o, err := f.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := o.Dataset()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := openDataset(t, f, path)
 			got := make([]byte, ds.Size())
-			_, err = ds.ReadAt(got, 0)
+			_, err := ds.ReadAt(got, 0)
 			switch {
 			case w.Refused:
 				if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), path) {

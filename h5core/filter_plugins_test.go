@@ -15,10 +15,18 @@ import (
 // (gen_filters_plugins.py: bitshuffle alone and with LZ4, block sizes
 // default/64/16 with partial last blocks and leftover elements, 1- to
 // 12-byte elements; PyTables' LZO on CArrays and a Table, with shuffle,
-// incompressible data stored raw by mask; PyTables' bzip2; zfp) and compares
-// them with what libhdf5 read back through the same filters.
+// incompressible data stored raw by mask; PyTables' bzip2; gen_filters_zfp.py:
+// H5Z-ZFP's fixed rate, precision, accuracy, expert and reversible modes
+// for float32, float64, int32 and int64 in 1-3-D with partial blocks, and
+// tiny, huge and subnormal floats) and compares them byte for byte with
+// what libhdf5 read back through the same filters (for zfp's lossy modes,
+// libzfp's own decoding).
 func TestDecodeChunkPluginCorpus(t *testing.T) {
-	for _, c := range loadCorpusDir(t, "filters_plugins") {
+	zfp := loadCorpusDir(t, "filters_zfp")
+	if len(zfp) < 60 {
+		t.Fatalf("only %d zfp cases", len(zfp))
+	}
+	for _, c := range append(loadCorpusDir(t, "filters_plugins"), zfp...) {
 		t.Run(c.Name, func(t *testing.T) {
 			chunk := c.read(t, c.Name+".chunk.bin")
 			got, err := decodeChunk(c.pipeline(), c.Mask, chunk, c.Size)

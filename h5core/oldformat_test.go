@@ -36,14 +36,7 @@ func TestOldFormatMessages(t *testing.T) {
 	defer f.Close()
 	for path, w := range want {
 		t.Run(path, func(t *testing.T) {
-			o, err := f.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := o.Dataset()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := openDataset(t, f, path)
 			if ds.layout.version != w.LayoutVersion {
 				t.Errorf("layout message version %d, want %d", ds.layout.version, w.LayoutVersion)
 			}

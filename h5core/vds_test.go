@@ -3,9 +3,7 @@ package h5core
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -18,17 +16,11 @@ import (
 // compares shape and values with what libhdf5 (h5py) reads.
 func TestVirtualDatasets(t *testing.T) {
 	dir := t.TempDir()
-	out, err := exec.Command("/usr/bin/python3", "testdata/gen_vds.py", dir).Output()
-	if err != nil {
-		t.Fatalf("gen_vds.py (needs Debian's python3-h5py, installed by scripts/test.sh): %v", err)
-	}
 	var want map[string]struct {
 		Shape []uint64 `json:"shape"`
 		Raw   string   `json:"raw"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatal(err)
-	}
+	runH5pyGen(t, "gen_vds.py", dir, &want)
 	f, err := Open(filepath.Join(dir, "vds.h5"))
 	if err != nil {
 		t.Fatal(err)
@@ -36,14 +28,7 @@ func TestVirtualDatasets(t *testing.T) {
 	defer f.Close()
 	for path, w := range want {
 		t.Run(path, func(t *testing.T) {
-			o, err := f.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := o.Dataset()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := openDataset(t, f, path)
 			if ds.Layout() != "virtual" {
 				t.Fatalf("layout %s", ds.Layout())
 			}

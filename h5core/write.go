@@ -25,7 +25,8 @@ import (
 //
 //  1. writes the chunk index structures that are rebuilt rather than
 //     patched (B-trees) past the end of file,
-//  2. fsyncs the file, so everything new is durable,
+//  2. fsyncs the file, so everything new is durable (skipped when
+//     nothing was written past the end of file since the last sync),
 //  3. saves the old content of every range about to be overwritten to
 //     the rollback journal and fsyncs it (FILE-journal, see Recover),
 //  4. writes the superblock's new end-of-file address and fsyncs, so no
@@ -54,6 +55,7 @@ type Tx struct {
 	dsets   map[string]*dsWriter
 	order   []*dsWriter // datasets in the order first touched
 	err     error       // sticky: the first write error
+	fresh   bool        // written past the old end of file since the last sync
 	done    bool
 }
 
@@ -123,6 +125,7 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 		if _, err := tx.w.fh.WriteAt(b, abs); err != nil {
 			return tx.fail(fmt.Errorf("write %d bytes at %#x: %w", len(b), abs, err))
 		}
+		tx.fresh = true
 	}
 	tx.w.f.resetCaches()
 	return nil
@@ -157,8 +160,11 @@ func (tx *Tx) barrier() error {
 	}
 	ov := tx.w.ov
 	fh := tx.w.fh
-	if err := fh.Sync(); err != nil {
-		return fmt.Errorf("sync: %w", err)
+	if tx.fresh || len(first) > 0 {
+		if err := fh.Sync(); err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+		tx.fresh = false
 	}
 	rest := ov.pending
 	spans := make([]byteRange, 0, len(rest)+1)

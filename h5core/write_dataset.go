@@ -155,12 +155,18 @@ func (d *dsWriter) writeAt(p []byte, off int64) error {
 	g := d.ds.geom
 	es := int64(g.elemSize)
 	grid := g.grid(g.dims)
-	for _, s := range g.chunksInRange(off/es, (off+int64(len(p)))/es, grid) {
+	end := off + int64(len(p))
+	for _, s := range g.chunksInRange(off/es, end/es, grid) {
+		if done, err := d.writeInPlace(s, p, off, end); err != nil {
+			return err
+		} else if done {
+			continue
+		}
 		data, old, err := d.chunk(s)
 		if err != nil {
 			return err
 		}
-		chunkRuns(g, s, off, off+int64(len(p)), func(cByte, pByte, n int64) {
+		chunkRuns(g, s, off, end, func(cByte, pByte, n int64) {
 			copy(data[cByte:cByte+n], p[pByte:pByte+n])
 		})
 		if err := d.store(s, data, old); err != nil {
@@ -168,6 +174,27 @@ func (d *dsWriter) writeAt(p []byte, off int64) error {
 		}
 	}
 	return nil
+}
+
+// writeInPlace writes the part of p (at byte offset off, up to end)
+// that falls in chunk s straight over the chunk's bytes when the chunk
+// is unfiltered and already allocated: no read, no index change. It
+// reports whether it did.
+func (d *dsWriter) writeInPlace(s []uint64, p []byte, off, end int64) (bool, error) {
+	g := d.ds.geom
+	if len(d.ds.Filters) != 0 {
+		return false, nil
+	}
+	loc, err := d.idx.get(s)
+	if err != nil || loc.addr == undefAddr || loc.size < g.chunkBytes() {
+		return false, err
+	}
+	chunkRuns(g, s, off, end, func(cByte, pByte, n int64) {
+		if err == nil {
+			err = d.tx.write(loc.addr+uint64(cByte), p[pByte:pByte+n])
+		}
+	})
+	return true, err
 }
 
 // writeCompact rewrites the layout message of a compact dataset.

@@ -15,15 +15,16 @@ type noBarrier struct{ *h5core.Tx }
 
 func (noBarrier) Barrier() error { return nil }
 
-// replayMutation records one mutation of write.h5's table on a copy and
+// replayMutation records one mutation of the table of src (write.h5 or
+// write_fixed.h5) on a copy and
 // checks every crash state with libhdf5 (h5py): after recovery it sees
 // exactly the old or the new file; before recovery it opens the file and
 // sees the old or the new NROWS, and whenever NROWS is new, every column
 // and search index is the new one.
-func replayMutation(t *testing.T, rec *crashtest.Recorder, f func(tb *Table, tx Tx) error) (int, error) {
+func replayMutation(t *testing.T, src string, rec *crashtest.Recorder, f func(tb *Table, tx Tx) error) (int, error) {
 	t.Helper()
 	mutation := func(rw *h5core.RW) error { mutate(t, rw, f); return nil }
-	return crashtest.CheckNROWSCommit(t, copyFile(t, "testdata/write.h5"), "/t", rec, mutation, func(before, newD crashtest.FileDigest) error {
+	return crashtest.CheckNROWSCommit(t, copyFile(t, src), "/t", rec, mutation, func(before, newD crashtest.FileDigest) error {
 		if !reflect.DeepEqual(before.Datasets, newD.Datasets) {
 			return fmt.Errorf("before recovery NROWS is new but a column or index is not")
 		}
@@ -32,21 +33,23 @@ func replayMutation(t *testing.T, rec *crashtest.Recorder, f func(tb *Table, tx 
 }
 
 // TestCrashReplay replays an append (into the last chunk and new ones,
-// growing every index), a truncation and an update of cells in every
+// growing every index; and one deleting the indexes that cannot grow), a
+// truncation and an update of cells in every
 // column at every prefix of their writes and fsyncs. An update keeps
 // NROWS: only the journal makes it atomic, which the check after
 // recovery (the old or the new file, nothing between) holds it to.
 func TestCrashReplay(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		f    func(tb *Table, tx Tx) error
+		name, src string
+		f         func(tb *Table, tx Tx) error
 	}{
-		{"append", func(tb *Table, tx Tx) error { return tb.Append(tx, writeRows(t, tb, 40, 20)) }},
-		{"truncate", func(tb *Table, tx Tx) error { return tb.Truncate(tx, 17) }},
-		{"update", func(tb *Table, tx Tx) error { return tb.Update(tx, updateCells(t, tb, 500)) }},
+		{"append", "write.h5", func(tb *Table, tx Tx) error { return tb.Append(tx, writeRows(t, tb, 40, 20)) }},
+		{"truncate", "write.h5", func(tb *Table, tx Tx) error { return tb.Truncate(tx, 17) }},
+		{"update", "write.h5", func(tb *Table, tx Tx) error { return tb.Update(tx, updateCells(t, tb, 500)) }},
+		{"append dropping indexes", "write_fixed.h5", func(tb *Table, tx Tx) error { return tb.Append(tx, writeRows(t, tb, 40, 20)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err := replayMutation(t, &crashtest.Recorder{}, tc.f)
+			n, err := replayMutation(t, "testdata/"+tc.src, &crashtest.Recorder{}, tc.f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +61,7 @@ func TestCrashReplay(t *testing.T) {
 // TestCrashReplayCatchesMissingBarrier: an append without its barrier
 // before NROWS must fail the replay.
 func TestCrashReplayCatchesMissingBarrier(t *testing.T) {
-	_, err := replayMutation(t, &crashtest.Recorder{}, func(tb *Table, tx Tx) error {
+	_, err := replayMutation(t, "testdata/write.h5", &crashtest.Recorder{}, func(tb *Table, tx Tx) error {
 		return tb.Append(noBarrier{tx.(*h5core.Tx)}, writeRows(t, tb, 40, 20))
 	})
 	if err == nil {

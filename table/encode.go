@@ -34,8 +34,8 @@ func (e *RowError) Unwrap() error { return e.Err }
 // codes, strings padded as the type pads them, nulls as the fill value. A
 // value the column cannot hold is an error naming its row of a.
 func (c *Column) Encode(a arrow.Array) ([]byte, error) {
-	if c.ElemSize == 0 || c.conv.kind == cvVlenStr || c.conv.kind == cvText {
-		return nil, fmt.Errorf("%s: %s columns cannot take new values", c.Path, c.HDF5Type)
+	if err := c.Writable(); err != nil {
+		return nil, err
 	}
 	n := a.Len()
 	packed := make([]byte, 0, n*c.ElemSize)
@@ -74,6 +74,16 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 		}
 	}
 	return stored, nil
+}
+
+// Writable reports, as an error naming the column, why it cannot take
+// new values (Encode): variable-length strings and text need heap
+// storage this writer does not allocate.
+func (c *Column) Writable() error {
+	if c.ElemSize == 0 || c.conv.kind == cvVlenStr || c.conv.kind == cvText {
+		return fmt.Errorf("%s: %s columns cannot take new values", c.Path, c.HDF5Type)
+	}
+	return nil
 }
 
 // EncodeRaw returns the stored elements of packed little-endian elements

@@ -2,8 +2,10 @@ package table
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/h5fs/h5fs/h5core"
@@ -108,6 +110,51 @@ func TestEncodeRefuses(t *testing.T) {
 			t.Errorf("%q: %x, %v", tc.v, got, err)
 		case tc.want != "" && (err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want))):
 			t.Errorf("%q: error %v, want %q", tc.v, err, tc.want)
+		}
+	}
+}
+
+// TestEncodeRefusesColumns: a new categorical label and any value of a
+// variable-length string column are errors naming the column (the
+// CATEGORIES dataset and the global heap are not grown).
+func TestEncodeRefusesColumns(t *testing.T) {
+	f, err := h5core.Open("testdata/hep_tables.h5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tb, err := Open(f, "/run/events", Lenient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) *Column {
+		for _, c := range tb.Columns {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return nil
+	}
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	b.AppendValues([]string{"HCAL", "NEWDET"}, nil)
+	a := b.NewArray()
+	defer a.Release()
+	for _, tc := range []struct {
+		col  string
+		a    arrow.Array
+		want string
+	}{
+		{"det", array.NewSlice(a, 0, 1), ""},
+		{"det", a, `/run/events/det: row 1: "NEWDET" is not one of the column's labels`},
+		{"note", array.NewSlice(a, 0, 1), "/run/events/note: "},
+	} {
+		_, err := col(tc.col).Encode(tc.a)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.col, err, tc.want)
+		}
+		if err := col(tc.col).Writable(); (err != nil) != (tc.col == "note") {
+			t.Errorf("%s: Writable() = %v", tc.col, err)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package table
 import (
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"sort"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -16,19 +18,22 @@ type Tx interface {
 	SetExtent(path string, dims []uint64) error
 	WriteAt(path string, p []byte, off int64) error
 	SetAttribute(path, name string, raw []byte) error
+	SetAttributeShape(path, name string, dims []uint64, raw []byte) error
+	DeleteLink(path, name string) error
 	Barrier() error
 }
 
 // Append appends rows to a HEP001 table as §11.2 orders it: every column
 // extended (by whole chunks, §11.3) to hold them, the rows written, every
-// search index brought up to date, a barrier, then NROWS. cols holds the
-// new rows of each column in Columns order as stored elements (Encode,
-// EncodeRaw), the same number of rows each. Everything is read and
-// computed before the first write, so a refusal (a value, a column or an
-// index that cannot take the rows) leaves tx untouched. The table is
-// stale afterwards: open it again once tx is committed.
+// search index brought up to date — or, when it cannot be kept
+// consistent, deleted (Dropped says which and why) — a barrier, then
+// NROWS. cols holds the new rows of each column in Columns order as
+// stored elements (Encode, EncodeRaw), the same number of rows each.
+// Everything is read and computed before the first write, so a refusal
+// (a value or a column that cannot take the rows) leaves tx untouched.
+// The table is stale afterwards: open it again once tx is committed.
 func (t *Table) Append(tx Tx, cols [][]byte) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if len(cols) != len(t.Columns) {
@@ -82,7 +87,7 @@ func (t *Table) Append(tx Tx, cols [][]byte) error {
 // their extents, every search index is rewritten for the rows left, a
 // barrier, then NROWS. Like Append it changes nothing when it refuses.
 func (t *Table) Truncate(tx Tx, n int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if n < 0 || n > t.NRows {
@@ -101,10 +106,10 @@ func (t *Table) Truncate(tx Tx, n int64) error {
 	return m.commit(tx)
 }
 
-// writable refuses tables that are not HEP001 or that have errors: a
-// mutation must leave §12 holding, so it starts from a table where it
-// does.
-func (t *Table) writable() error {
+// Writable refuses tables that are not HEP001 or that have errors, as
+// every mutation does: a mutation must leave §12 holding, so it starts
+// from a table where it does.
+func (t *Table) Writable() error {
 	if t.Kind != KindHEP001 {
 		return fmt.Errorf("%s: %s tables are read-only (only HEP001 tables take writes)", t.Path, t.Kind)
 	}
@@ -170,6 +175,7 @@ type mutation struct {
 	rows   func(c *Column, lo, hi int64) ([]byte, error)
 	ext    uint64 // the columns' extent after the mutation (0: unchanged)
 	writes []indexWrite
+	drop   []*SearchIndex // indexes to delete: they cannot be kept consistent
 }
 
 // rowSpan is the rows [lo, hi).
@@ -224,9 +230,13 @@ func (m *mutation) grow(tx Tx, path string, ds *h5core.Dataset, n uint64) error 
 	return tx.SetExtent(path, dims)
 }
 
-// commit writes the planned index changes, then, when the row count
-// changes, a barrier and NROWS (an update commits with tx).
+// commit deletes the dropped indexes and writes the planned index
+// changes, then, when the row count changes, a barrier and NROWS (an
+// update commits with tx).
 func (m *mutation) commit(tx Tx) error {
+	if err := m.deleteDropped(tx); err != nil {
+		return err
+	}
 	for _, w := range m.writes {
 		if w.dims != nil {
 			if err := tx.SetExtent(w.path, w.dims); err != nil {
@@ -290,16 +300,22 @@ func encodeUints(t *h5core.Datatype, vs []uint64) ([]byte, error) {
 }
 
 // errIndex is wrapped by the errors of an index a mutation cannot keep
-// consistent; §11.2 would delete it, which this writer cannot do yet, so
-// the mutation is refused.
+// consistent: §11.2 has it deleted, with its SEARCH_INDEX_LIST entry.
 var errIndex = errors.New("search index cannot be kept consistent")
 
-// plan computes the new content of one search index.
+// errRead is wrapped by the errors of reading rows while planning: they
+// refuse the mutation rather than drop an index.
+var errRead = errors.New("reading rows")
+
+// plan computes the new content of one search index. An index it cannot
+// keep consistent — a content it cannot compute, or a dataset that cannot
+// grow to hold it — is dropped instead (§11.2): commit deletes it.
 func (m *mutation) plan(si *SearchIndex) error {
 	c := si.Column
 	if c == nil || !knownKind(si.Kind) || !m.changes(c) {
 		return nil // not referenced, a kind no consumer trusts (§10.3), or a column left as it is
 	}
+	start := len(m.writes)
 	var err error
 	switch si.Kind {
 	case KindChunkMinMax:
@@ -311,10 +327,107 @@ func (m *mutation) plan(si *SearchIndex) error {
 	case KindBitmap:
 		err = m.planBitmap(si)
 	}
+	if errors.Is(err, errRead) {
+		return fmt.Errorf("%s: %w", si.Path, err)
+	}
+	for _, w := range m.writes[start:] {
+		if err == nil && w.dims != nil {
+			err = canGrow(w.ds, w.dims)
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w: %v", si.Path, errIndex, err)
+		m.writes = m.writes[:start]
+		m.drop = append(m.drop, si)
+		m.t.Dropped = append(m.t.Dropped, fmt.Errorf("%s: %w, deleted: %v", si.Path, errIndex, err))
 	}
 	return nil
+}
+
+// canGrow reports, as an error, why a dataset cannot take the extent
+// dims: a dimension past its maximum (a contiguous or compact dataset's
+// maximum is its extent).
+func canGrow(ds *h5core.Dataset, dims []uint64) error {
+	mx := ds.MaxShape()
+	for i, n := range dims {
+		if i < len(mx) && mx[i] != h5core.Unlimited && n > mx[i] {
+			return fmt.Errorf("%s cannot grow to %v: its maximum is %v", ds.Path, dims, mx)
+		}
+	}
+	return nil
+}
+
+// deleteDropped deletes the dropped indexes (§11.2): each one's entry in
+// its column's SEARCH_INDEX_LIST, its link, and the values dataset of a
+// BITMAP index that no index kept still uses.
+func (m *mutation) deleteDropped(tx Tx) error {
+	gone := map[*SearchIndex]bool{}
+	for _, si := range m.drop {
+		gone[si] = true
+	}
+	for _, si := range m.drop {
+		if err := m.unlist(tx, si.Column, gone); err != nil {
+			return err
+		}
+		if err := tx.DeleteLink(path.Dir(si.Path), path.Base(si.Path)); err != nil {
+			return err
+		}
+		if si.ValuesPath == "" || !m.unusedValues(si, gone) {
+			continue
+		}
+		if err := tx.DeleteLink(path.Dir(si.ValuesPath), path.Base(si.ValuesPath)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unusedValues reports whether the values dataset of si is used by no
+// index that stays, nor by a dropped index deleted after si (which
+// deletes it then).
+func (m *mutation) unusedValues(si *SearchIndex, gone map[*SearchIndex]bool) bool {
+	for _, o := range m.t.SearchIndexes {
+		if o != si && o.ValuesPath == si.ValuesPath && (!gone[o] || slices.Index(m.drop, o) > slices.Index(m.drop, si)) {
+			return false
+		}
+	}
+	return true
+}
+
+// unlist rewrites column c's SEARCH_INDEX_LIST without the references to
+// dropped indexes.
+func (m *mutation) unlist(tx Tx, c *Column, gone map[*SearchIndex]bool) error {
+	o, err := m.t.f.Open(c.Path)
+	if err != nil {
+		return err
+	}
+	a, err := o.Attribute("SEARCH_INDEX_LIST")
+	if err != nil {
+		return err
+	}
+	addrs, _, err := refTargets(a)
+	if err != nil {
+		return err
+	}
+	drop := map[uint64]bool{}
+	for si := range gone {
+		if si.Column == c {
+			drop[si.ds.Addr] = true
+		}
+	}
+	size := a.Type.Size
+	var keep []byte
+	for i, addr := range addrs {
+		if !drop[addr] {
+			keep = append(keep, a.Raw()[i*size:(i+1)*size]...)
+		}
+	}
+	if len(keep) == len(a.Raw()) {
+		return nil // done with an earlier index of c
+	}
+	if a.Shape == nil {
+		return fmt.Errorf("%s: SEARCH_INDEX_LIST is a scalar: cannot remove its only reference", c.Path)
+	}
+	return tx.SetAttributeShape(c.Path, "SEARCH_INDEX_LIST", []uint64{uint64(len(keep) / size)}, keep)
 }
 
 // chunksAfter calls fn for each run of data chunks [c0, c1) that
@@ -331,7 +444,7 @@ func (m *mutation) chunksAfter(c *Column, fn func(c0, c1, length int64, rk *rowK
 		if hi > lo {
 			raw, err := m.rows(c, lo, hi)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: %v", errRead, err)
 			}
 			if rk, err = c.keysOf(raw, lo, hi-lo); err != nil {
 				return err
@@ -431,7 +544,7 @@ func (m *mutation) allKeys(c *Column) (*rowKeys, error) {
 	}
 	raw, err := m.rows(c, 0, m.n1)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", errRead, err)
 	}
 	return c.keysOf(raw, 0, m.n1)
 }

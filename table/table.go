@@ -46,6 +46,10 @@ type Table struct {
 	SearchIndexes []*SearchIndex
 	// Findings are the problems found when the table was opened.
 	Findings []Finding
+	// Dropped holds, after a mutation (Append, Truncate, Update), one
+	// error for each search index it deleted because it could not keep
+	// the index consistent (§11.2), naming the index and why.
+	Dropped []error
 
 	f    *h5core.File
 	mode Mode

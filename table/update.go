@@ -23,7 +23,7 @@ type Cells struct {
 // ones. Like Append it changes nothing when it refuses, and the table is
 // stale afterwards.
 func (t *Table) Update(tx Tx, cells []Cells) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	spans := map[*Column][]rowSpan{}

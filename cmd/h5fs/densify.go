@@ -34,11 +34,7 @@ func runDensify(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rw.Close()
-	o, err := rw.File().Open(src)
-	if err != nil {
-		return err
-	}
-	sds, err := o.Dataset()
+	sds, err := openDataset(rw.File(), src)
 	if err != nil {
 		return err
 	}

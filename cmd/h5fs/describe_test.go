@@ -82,6 +82,9 @@ func TestOneDescription(t *testing.T) {
 					}
 					same(t, name+": "+o.Path+" sparse .meta.json", sm, want)
 					same(t, name+": "+o.Path+" sparse .meta.json vs ls storage", sm, jsonMap(t, describeSparse(ds, true).SparseStorage))
+					if len(ds.Shape()) == 2 {
+						same(t, name+": "+o.Path+" csr/.meta.json", meta(dir+shown+"/csr/.meta.json"), sm)
+					}
 					compared++
 					continue
 				}

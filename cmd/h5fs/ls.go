@@ -27,18 +27,11 @@ type lsEntry struct {
 	ChunkList  []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
 	Sparse     *lsSparse  `json:"sparse,omitempty"`
-	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
-	// dimension scale whose values were never written (all fill).
-	NetCDFDimension bool       `json:"netcdf_dimension,omitempty"`
-	children        []*lsEntry // text output nesting
-	attrErr         string     // attribute decoding error (text)
-	chunkError      string     // chunk listing error
-	obj             *h5core.Object
+	children   []*lsEntry // text output nesting
+	attrErr    string     // attribute decoding error (text)
+	chunkError string     // chunk listing error
+	obj        *h5core.Object
 }
-
-// netCDFDimensionName starts the NAME attribute netCDF-4 gives the dimension
-// scale of a dimension that has no coordinate variable.
-const netCDFDimensionName = "This is a netCDF dimension but not a netCDF variable."
 
 type lsAttr struct {
 	Name  string   `json:"name"`
@@ -159,9 +152,6 @@ func describe(o *h5core.Object, verbose bool) *lsEntry {
 			la.Value = jsonValue(v)
 		}
 		e.Attributes = append(e.Attributes, la)
-		if name, ok := la.Value.(string); ok && la.Name == "NAME" && strings.HasPrefix(name, netCDFDimensionName) {
-			e.NetCDFDimension = true
-		}
 	}
 	if o.Kind() != h5core.KindDataset {
 		return e

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,12 @@ func TestSparsifyDensifyCreate(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path, _ := sparseFixture(t, "sparse_2d_int32_fa.h5", "/int32_fa")
-			want := denseElements(t, path, "/dense_ref")
+			want := map[string]float64{} // the nonzero elements (zero is the fill value)
+			for k, v := range denseInt32(t, path, "/dense_ref") {
+				if v != 0 {
+					want[k] = float64(v)
+				}
+			}
 			if err := runSparsify(append([]string{path, "/dense_ref", "/made"}, c.args...), io.Discard); err != nil {
 				t.Fatal(err)
 			}
@@ -88,20 +94,16 @@ func TestSparsifyDensifyCreate(t *testing.T) {
 	}
 }
 
-// denseElements returns the nonzero elements of a 2-D int32 dataset
-// ("r,c" -> value).
-func denseElements(t *testing.T, path, name string) map[string]float64 {
+// denseInt32 returns every element of a 2-D int32 dataset ("r,c" ->
+// value).
+func denseInt32(t *testing.T, path, name string) map[string]int32 {
 	t.Helper()
 	f, err := h5core.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	o, err := f.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := o.Dataset()
+	ds, err := openDataset(f, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,12 +112,9 @@ func denseElements(t *testing.T, path, name string) map[string]float64 {
 		t.Fatal(err)
 	}
 	shape := ds.Shape()
-	out := map[string]float64{}
+	out := map[string]int32{}
 	for i := uint64(0); i < shape[0]*shape[1]; i++ {
-		v := int32(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24)
-		if v != 0 {
-			out[fmt.Sprintf("%v,%v", i/shape[1], i%shape[1])] = float64(v)
-		}
+		out[fmt.Sprintf("%v,%v", i/shape[1], i%shape[1])] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return out
 }

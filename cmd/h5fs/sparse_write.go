@@ -79,6 +79,15 @@ func sparseWriter(rw *h5core.RW, dst string, c *createFlags, spec h5core.Dataset
 	return sparsecoo.NewWriter(rw, dst)
 }
 
+// openDataset opens the dataset at path of f.
+func openDataset(f *h5core.File, path string) (*h5core.Dataset, error) {
+	o, err := f.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return o.Dataset()
+}
+
 // createDataset creates DST as spec (Sparse: with the chunk shape and
 // section filters of c) in a transaction of its own.
 func createDataset(rw *h5core.RW, dst string, c *createFlags, spec h5core.DatasetSpec) error {
@@ -158,11 +167,7 @@ func runImportMTX(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, err := rw.File().Open(dst)
-	if err != nil {
-		return err
-	}
-	ds, err := o.Dataset()
+	ds, err := openDataset(rw.File(), dst)
 	if err != nil {
 		return err
 	}
@@ -308,11 +313,7 @@ func runSparsify(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer rw.Close()
-	o, err := rw.File().Open(src)
-	if err != nil {
-		return err
-	}
-	sds, err := o.Dataset()
+	sds, err := openDataset(rw.File(), src)
 	if err != nil {
 		return err
 	}

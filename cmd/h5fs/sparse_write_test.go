@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/internal/sparsetest"
 )
 
@@ -107,31 +105,11 @@ func TestImportMTX(t *testing.T) {
 func TestSparsify(t *testing.T) {
 	for _, exclude := range []string{"", "3"} {
 		path, want := sparseFixture(t, "sparse_2d_int32_fa.h5", "/int32_fa")
-		f, err := h5core.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := f.Open("/dense_ref")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds, err := o.Dataset()
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw := make([]byte, ds.Size())
-		if _, err := ds.ReadAt(raw, 0); err != nil && err != io.EOF {
-			t.Fatal(err)
-		}
-		f.Close()
-		shape := ds.Shape()
 		skip := int32(0)
 		if exclude == "3" {
 			skip = 3
 		}
-		for i := uint64(0); i < shape[0]*shape[1]; i++ {
-			v := int32(binary.LittleEndian.Uint32(raw[4*i:]))
-			k := fmt.Sprintf("%v,%v", i/shape[1], i%shape[1])
+		for k, v := range denseInt32(t, path, "/dense_ref") {
 			if v == skip {
 				delete(want, k)
 			} else {

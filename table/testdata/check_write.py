@@ -155,6 +155,20 @@ def check(f, path):
                 for i in range(len(want)):
                     if not np.array_equal(got[i], want[i]):
                         bad.append("%s: filter %d differs" % (where, i))
+    # §12: SEARCH_INDEXES holds the referenced indexes and their values
+    # datasets only (a deleted index leaves neither behind)
+    if "SEARCH_INDEXES" in g:
+        used = set()
+        for name in g:
+            ds = g[name]
+            if isinstance(ds, h5py.Dataset) and "SEARCH_INDEX_LIST" in ds.attrs:
+                for ref in ds.attrs["SEARCH_INDEX_LIST"]:
+                    used.add(f[ref].name)
+                    if "VALUES" in f[ref].attrs:
+                        used.add(f[f[ref].attrs["VALUES"]].name)
+        for name in g["SEARCH_INDEXES"]:
+            if g["SEARCH_INDEXES"][name].name not in used:
+                bad.append("%s: in SEARCH_INDEXES, referenced by no column" % g["SEARCH_INDEXES"][name].name)
     return bad
 
 

@@ -2,7 +2,9 @@
 """Writes write.h5, the table package's test file for Append, Truncate
 and Update: a HEP001 table /t whose columns and search indexes (all four
 kinds) are chunked with unlimited maximum extents, so that they can grow,
-in the earliest file format (v1 B-tree chunk indexes).
+in the earliest file format (v1 B-tree chunk indexes); and
+write_fixed.h5, the same table but with some index datasets (FIXED) at
+a fixed maximum extent: a mutation that would grow them deletes them.
 
     /usr/bin/python3 table/testdata/gen_write.py
 
@@ -42,18 +44,31 @@ def values(rng):
     return {"x": x, "e": e, "k": k, "tag": tag}
 
 
-def index_ds(si, name, arr, chunk, grow_rows=False):
+# index datasets of write_fixed.h5 that cannot grow (a BITMAP's values
+# dataset with it)
+FIXED = {"x__chunk_minmax", "x__sorted_rows", "k__bitmap", "tag__chunk_minmax"}
+
+
+def index_ds(si, name, arr, chunk, grow_rows=False, fixed=False):
     """A chunked search-index dataset holding arr, unlimited in its first
-    dimension (and in its second with grow_rows: bitmap rows)."""
+    dimension (and in its second with grow_rows: bitmap rows), unless
+    fixed: then its maximum extent is its extent."""
     maxshape = (None,) + ((None,) if grow_rows else arr.shape[1:])
-    chunks = (chunk,) + arr.shape[1:]
+    if fixed:
+        maxshape = arr.shape
+    chunks = (min(chunk, arr.shape[0]) if fixed else chunk,) + arr.shape[1:]
     return si.create_dataset(name, data=arr, maxshape=maxshape, chunks=chunks)
 
 
 def main():
+    write("write.h5", set())
+    write("write_fixed.h5", FIXED)
+
+
+def write(fname, fixed):
     rng = np.random.default_rng(8)
     vals = values(rng)
-    with h5py.File(os.path.join(HERE, "write.h5"), "w", track_order=True) as f:
+    with h5py.File(os.path.join(HERE, fname), "w", track_order=True) as f:
         g = table_group(f, "t", N, list(COLUMNS))
         for name, (dt, fill, _) in COLUMNS.items():
             make_ds(g, name, dt, vals[name], chunk=CHUNK, fill=fill)
@@ -65,20 +80,21 @@ def main():
             for kind in kinds:
                 want = model.expected(name, kind, k=3, m_bits=128, seed=5)
                 iname = "%s__%s" % (name, kind.lower())
+                fx = iname in fixed
                 if kind == "CHUNK_MINMAX":
-                    ds = index_ds(si, iname, want["entries"], 4)
+                    ds = index_ds(si, iname, want["entries"], 4, fixed=fx)
                 elif kind == "SORTED_ROWS":
-                    ds = index_ds(si, iname, want["perm"], 16)
+                    ds = index_ds(si, iname, want["perm"], 16, fixed=fx)
                     ds.attrs.create("nan_tail_length", np.uint64(want["nan_tail"]))
                     ds.attrs.create("fill_tail_length", np.uint64(want["fill_tail"]))
                     ds.attrs.create("ordered", np.int8(1), dtype=BOOL_ENUM)
                 elif kind == "BITMAP":
-                    ds = index_ds(si, iname, want["bits"], 4, grow_rows=True)
-                    vds = index_ds(si, iname + "__values", want["values"], 4)
+                    ds = index_ds(si, iname, want["bits"], 4, grow_rows=True, fixed=fx)
+                    vds = index_ds(si, iname + "__values", want["values"], 4, fixed=fx)
                     ds.attrs.create("VALUES", vds.ref, dtype=h5py.ref_dtype)
                     ds.attrs.create("ordered", np.int8(0), dtype=BOOL_ENUM)
                 elif kind == "CHUNK_BLOOM":
-                    ds = index_ds(si, iname, want["filters"], 4)
+                    ds = index_ds(si, iname, want["filters"], 4, fixed=fx)
                     ds.attrs.create("k", np.uint16(3))
                     ds.attrs.create("m_bits", np.uint64(128))
                     ds.attrs.create("seed", np.uint32(5))

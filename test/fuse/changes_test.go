@@ -42,8 +42,9 @@ func energyRows(csv string, run int) (int, error) {
 }
 
 // TestFileChanges appends to a mounted file with h5py (plain libhdf5
-// writes): the next open of a view sees the new rows and the new dataset,
-// sizes follow, and a view open across the change keeps its state.
+// writes): the next open of a view sees the new rows and the new dataset
+// (whose name was looked up in vain before), sizes follow, and a view
+// open across the change keeps its state.
 func TestFileChanges(t *testing.T) {
 	dir := fusetest.MakeRuns(t, 1)
 	file := filepath.Join(dir, "run0000.h5")
@@ -58,6 +59,10 @@ func TestFileChanges(t *testing.T) {
 	}
 	defer held.Close()
 	before, _ := os.Stat(filepath.Join(mp, "events.parquet"))
+	// a name looked up in vain must not stay hidden once the file has it
+	if _, err := os.Stat(filepath.Join(mp, "extra.csv")); !os.IsNotExist(err) {
+		t.Fatalf("extra.csv before the append: %v", err)
+	}
 	time.Sleep(300 * time.Millisecond) // the mount's grace for new states
 
 	appendRun(t, "plain", file, "5")

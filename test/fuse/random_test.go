@@ -93,14 +93,7 @@ func TestRandomHEP001(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	args := []string{randhepScript, dir}
-	for _, s := range seeds {
-		args = append(args, strconv.Itoa(s))
-	}
-	if out, err := exec.Command(python, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", randhepScript, err, out)
-	}
+	dir := generateRandhep(t, seeds)
 	var tables, columns int
 	for _, s := range seeds {
 		name := filepath.Join(dir, fmt.Sprintf("randhep_%d.h5", s))
@@ -118,6 +111,21 @@ func TestRandomHEP001(t *testing.T) {
 		})
 	}
 	t.Logf("%d seeds, %d tables, %d columns", len(seeds), tables, columns)
+}
+
+// generateRandhep writes the random files of seeds (randhep_SEED.h5 and
+// their expected JSON) into a new directory and returns it.
+func generateRandhep(t *testing.T, seeds []int) string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{randhepScript, dir}
+	for _, s := range seeds {
+		args = append(args, strconv.Itoa(s))
+	}
+	if out, err := exec.Command(python, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", randhepScript, err, out)
+	}
+	return dir
 }
 
 // randhepSeedList parses H5FS_RANDHEP_SEEDS: "" for the default seeds,

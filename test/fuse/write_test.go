@@ -17,15 +17,7 @@ import (
 )
 
 // appendTo appends text to the file at name as `cat >> name` does.
-func appendTo(name string, text []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(text)
-	cerr := f.Close()
-	return errors.Join(werr, cerr)
-}
+var appendTo = fusetest.Append
 
 // csvLines returns the lines of a CSV view.
 func csvLines(t *testing.T, name string) []string {
@@ -119,11 +111,7 @@ func TestWriteAppend(t *testing.T) {
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py := `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 n = int(g.attrs["NROWS"])
@@ -138,6 +126,22 @@ print(n, list(g["x"][40:n]), [t.decode() for t in g["tag"][40:n]])`
 	d := h5wasmtest.Dump(t, name, "/t/x")
 	if sh := d.Dataset(t, "/t/x").Shape; len(sh) != 1 || sh[0] < 45 {
 		t.Errorf("libhdf5 2.0 sees /t/x of shape %v", sh)
+	}
+}
+
+// checkIndexes checks the table /t of a file the mount wrote: every
+// search index recomputed from what libhdf5 reads (check_write.py, which
+// also finds indexes left unreferenced) and by `h5fs check
+// --verify-indexes`.
+func checkIndexes(t *testing.T, name string) {
+	t.Helper()
+	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
+	cmd.Dir = fusetest.OwnCorpus
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
+	}
+	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
+		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
 	}
 }
 
@@ -245,14 +249,7 @@ os.close(fd)`
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
-	if out, err := exec.Command("go", "run", "github.com/h5fs/h5fs/cmd/h5fs", "check", "--verify-indexes", name).CombinedOutput(); err != nil {
-		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py = `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 print(int(g.attrs["NROWS"]), g["x"][3], list(g["x"][15:18]), g["x"][39], g["e"][20], g["e"][21])`
@@ -318,11 +315,7 @@ func TestWriteTruncate(t *testing.T) {
 	}
 	unmount()
 
-	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
-	cmd.Dir = fusetest.OwnCorpus
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("check_write.py (indexes recomputed from scratch): %v\n%s", err, out)
-	}
+	checkIndexes(t, name)
 	py := `import h5py, sys
 g = h5py.File(sys.argv[1], "r")["t"]
 n = int(g.attrs["NROWS"])
@@ -330,5 +323,72 @@ print(n, list(g["x"][:n]), [t.decode() for t in g["tag"][:n]])`
 	out, err := exec.Command("/usr/bin/python3", "-c", py, name).CombinedOutput()
 	if wantPy := fmt.Sprintf("3 [%s] [%s]\n", xsOf(lines[1:4]), tagsOf(lines[1:4])); err != nil || string(out) != wantPy {
 		t.Errorf("h5py reads %s(%v), want %s", out, err, wantPy)
+	}
+}
+
+// TestWriteDropIndex appends through a read-write kernel mount to
+// write_fixed.h5, whose table has index datasets that cannot grow: the
+// rows commit, the indexes that would have to grow are deleted (and
+// logged), and `h5fs check --verify-indexes` and check_write.py (every
+// index left recomputed from what libhdf5 reads, none unreferenced) find
+// the file consistent.
+func TestWriteDropIndex(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join(fusetest.OwnCorpus, "write_fixed.h5"))
+	var log bytes.Buffer
+	mp, unmount := fusetest.MountRW(t, name, &log)
+	csv := filepath.Join(mp, "t.csv")
+	lines := csvLines(t, csv)
+	if err := appendTo(csv, []byte(strings.Join(lines[1:31], "\n")+"\n")); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	if got := csvLines(t, csv); strings.Join(got, "\n") != strings.Join(append(lines, lines[1:31]...), "\n") {
+		t.Fatalf("after the append t.csv has %d lines, want %d", len(got), 71)
+	}
+	unmount()
+	for _, ix := range []string{"x__sorted_rows", "x__chunk_minmax", "k__bitmap", "tag__chunk_minmax"} {
+		if !strings.Contains(log.String(), "/t/SEARCH_INDEXES/"+ix+": search index cannot be kept consistent, deleted") {
+			t.Errorf("the log does not tell that %s was deleted:\n%s", ix, log.String())
+		}
+	}
+	checkIndexes(t, name)
+	out, err := exec.Command("/usr/bin/python3", "-c", `import h5py, sys; print(int(h5py.File(sys.argv[1], "r")["t"].attrs["NROWS"]))`, name).CombinedOutput()
+	if err != nil || string(out) != "70\n" {
+		t.Errorf("h5py reads NROWS %s(%v), want 70", out, err)
+	}
+}
+
+// TestWriteRefusedTable: a table with a variable-length string column
+// (hep_tables.h5's /run/events, column note) cannot take rows: opening
+// its CSV for appending fails with EPERM and a log line naming the
+// column. Its fixed-size columns still take cell updates (a contiguous
+// one here), which h5py reads back and `h5fs check --verify-indexes`
+// finds consistent.
+func TestWriteRefusedTable(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join(fusetest.OwnCorpus, "hep_tables.h5"))
+	var log bytes.Buffer
+	mp, unmount := fusetest.MountRW(t, name, &log)
+	if _, err := os.OpenFile(fusetest.WholeTable(mp, "/run/events", "csv"), os.O_WRONLY|os.O_APPEND, 0); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("opening events.csv for appending: %v, want EPERM", err)
+	}
+	if !strings.Contains(log.String(), "/run/events/note: ") || !strings.Contains(log.String(), "cannot take new values") {
+		t.Errorf("the log does not name the column that cannot take values:\n%s", log.String())
+	}
+	f, err := os.OpenFile(filepath.Join(mp, "run", "events", "run.raw"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0x92, 0x10}, 7*2); err != nil { // 4242
+		t.Fatalf("pwrite run.raw: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("close run.raw: %v", err)
+	}
+	unmount()
+	out, err := exec.Command("/usr/bin/python3", "-c", `import h5py, sys; g = h5py.File(sys.argv[1], "r")["run/events"]; print(g["run"][6], g["run"][7], g["note"][7].decode())`, name).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "1 4242 ") {
+		t.Errorf("h5py reads %s(%v), want run[6:8] = 1 4242", out, err)
+	}
+	if out, err := exec.Command(fusetest.Binary(t), "check", "--verify-indexes", name).CombinedOutput(); err != nil {
+		t.Errorf("h5fs check --verify-indexes: %v\n%s", err, out)
 	}
 }

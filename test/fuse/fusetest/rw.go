@@ -1,6 +1,7 @@
 package fusetest
 
 import (
+	"errors"
 	"io"
 	"log"
 	"os"
@@ -75,4 +76,16 @@ func MountRW(t testing.TB, name string, logw io.Writer) (string, func()) {
 	}
 	t.Cleanup(unmount)
 	return mp, unmount
+}
+
+// Append appends text to the file at name in one write, as `cat >> name`
+// does, and closes it: the close is where a read-write mount commits.
+func Append(name string, text []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(text)
+	cerr := f.Close()
+	return errors.Join(werr, cerr)
 }
