@@ -1,18 +1,27 @@
 package h5core
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // faWriter writes a fixed array chunk index in place: an entry is patched
 // in its data block (or page), rewritten whole with its checksum; a page
 // never initialised is written and its bit set in the data block's
 // bitmap. An array never created gets its header and its whole data block
 // (libhdf5 allocates every page at once), and the layout message its
-// address.
+// address. A block read (and its checksum verified) is kept in blocks
+// and patched there; the patched blocks are written, each once, at flush
+// (before the barrier), so a transaction setting many chunks reads,
+// verifies and journals each block once.
 type faWriter struct {
-	tx    *Tx
-	d     *dsWriter
-	x     *fixedArrayIndex
-	isNew bool
+	tx     *Tx
+	d      *dsWriter
+	x      *fixedArrayIndex
+	isNew  bool
+	blocks map[uint64][]byte // verified data block or pages, by address
+	dirty  map[uint64]bool   // addresses of the blocks patched since flush
 }
 
 func (tx *Tx) newFixedArrayWriter(d *dsWriter) (chunkIndexWriter, error) {
@@ -91,11 +100,8 @@ func (w *faWriter) locate(idx uint64, alloc bool) (entryRef, error) {
 	es := uint64(x.elems.size)
 	head := 6 + so
 	if x.pageElems == 0 {
-		b, err := tx.read(x.dblk, x.prefixSize()+x.n*es)
-		if err != nil {
-			return entryRef{}, err
-		}
-		return entryRef{b, x.dblk, head + idx*es}, verifyChecksum(b, x.dblk, "fixed array data block")
+		b, err := w.block(x.dblk, x.prefixSize()+x.n*es, "fixed array data block")
+		return entryRef{b, x.dblk, head + idx*es}, err
 	}
 	p, pos := idx/x.pageElems, idx%x.pageElems
 	cnt := min(x.pageElems, x.n-p*x.pageElems)
@@ -117,11 +123,28 @@ func (w *faWriter) locate(idx uint64, alloc bool) (entryRef, error) {
 			return entryRef{}, err
 		}
 	}
-	b, err := tx.read(at, cnt*es+4)
-	if err != nil {
-		return entryRef{}, err
+	b, err := w.block(at, cnt*es+4, "fixed array data block page")
+	return entryRef{b, at, pos * es}, err
+}
+
+// block returns the n-byte block at addr, read and its checksum verified
+// on first use in the transaction, from blocks after.
+func (w *faWriter) block(addr, n uint64, what string) ([]byte, error) {
+	if b := w.blocks[addr]; b != nil {
+		return b, nil
 	}
-	return entryRef{b, at, pos * es}, verifyChecksum(b, at, "fixed array data block page")
+	b, err := w.tx.read(addr, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyChecksum(b, addr, what); err != nil {
+		return nil, err
+	}
+	if w.blocks == nil {
+		w.blocks = map[uint64][]byte{}
+	}
+	w.blocks[addr] = b
+	return b, nil
 }
 
 func (w *faWriter) get(scaled []uint64) (chunkLoc, error) {
@@ -159,10 +182,22 @@ func (w *faWriter) set(loc chunkLoc) error {
 	if err := w.x.elems.put(ref.block[ref.at:], w.tx.w.f.so, loc); err != nil {
 		return err
 	}
-	return w.tx.writeBlock(ref.addr, ref.block)
+	if w.dirty == nil {
+		w.dirty = map[uint64]bool{}
+	}
+	w.dirty[ref.addr] = true
+	return nil
 }
 
+// flush writes the patched blocks, then (for a new array) the layout
+// message's address.
 func (w *faWriter) flush() error {
+	for _, addr := range slices.Sorted(maps.Keys(w.dirty)) {
+		if err := w.tx.writeBlock(addr, w.blocks[addr]); err != nil {
+			return err
+		}
+	}
+	w.dirty, w.blocks = nil, nil
 	if !w.isNew {
 		return nil
 	}

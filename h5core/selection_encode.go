@@ -46,6 +46,17 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 		}
 		return dst
 	}
+	points := func() *Selection {
+		pts := make([]uint64, 0, len(idx)*rank)
+		for _, v := range idx {
+			pts = coords(v, pts)
+		}
+		return &Selection{Kind: SelectPoints, Version: 1, shape: shape, points: pts, n: n}
+	}
+	if isolated(shape, idx) {
+		// every block holds one element: n blocks, more than n/2
+		return points(), nil
+	}
 	for i := 0; i < len(idx); {
 		j := i + 1
 		for j < len(idx) && idx[j] == idx[j-1]+1 && idx[j]%last != 0 {
@@ -59,11 +70,26 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 	if blockCount(spans, 0, rank) <= n/2 {
 		return &Selection{Kind: SelectHyperslab, Version: 1, shape: shape, spans: spans, n: n}, nil
 	}
-	pts := make([]uint64, 0, len(idx)*rank)
-	for _, v := range idx {
-		pts = coords(v, pts)
+	return points(), nil
+}
+
+// isolated reports whether no two of the positions idx (ascending
+// row-major linear indices in a chunk of the given shape) are neighbours
+// along a dimension, so that no hyperslab block holds more than one.
+func isolated(shape, idx []uint64) bool {
+	stride := uint64(1)
+	for d := len(shape) - 1; d >= 0; d-- {
+		for _, v := range idx {
+			if (v/stride)%shape[d]+1 == shape[d] {
+				continue
+			}
+			if _, found := slices.BinarySearch(idx, v+stride); found {
+				return false
+			}
+		}
+		stride *= shape[d]
 	}
-	return &Selection{Kind: SelectPoints, Version: 1, shape: shape, points: pts, n: n}, nil
+	return true
 }
 
 // blockCount returns the number of blocks Blocks visits in l (at
