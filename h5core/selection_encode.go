@@ -35,9 +35,6 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 		return &Selection{Kind: SelectAll, Version: 1, shape: shape, spans: fullSpans(shape, 0), n: n}, nil
 	}
 	rank := len(shape)
-	last := shape[rank-1]
-	// runs along the last dimension, row-major
-	start, end := make([]uint64, 0, len(idx)*rank), make([]uint64, 0, len(idx)*rank)
 	coords := func(v uint64, dst []uint64) []uint64 {
 		at := len(dst)
 		dst = slices.Grow(dst, rank)[:at+rank]
@@ -57,6 +54,9 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 		// every block holds one element: n blocks, more than n/2
 		return points(), nil
 	}
+	last := shape[rank-1]
+	// runs along the last dimension, row-major
+	start, end := make([]uint64, 0, len(idx)*rank), make([]uint64, 0, len(idx)*rank)
 	for i := 0; i < len(idx); {
 		j := i + 1
 		for j < len(idx) && idx[j] == idx[j-1]+1 && idx[j]%last != 0 {
@@ -79,11 +79,13 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 func isolated(shape, idx []uint64) bool {
 	stride := uint64(1)
 	for d := len(shape) - 1; d >= 0; d-- {
+		j := 0 // first of idx not below v+stride, which only grows
 		for _, v := range idx {
-			if (v/stride)%shape[d]+1 == shape[d] {
-				continue
+			for j < len(idx) && idx[j] < v+stride {
+				j++
 			}
-			if _, found := slices.BinarySearch(idx, v+stride); found {
+			// v+stride is v's neighbour unless v ends dimension d
+			if j < len(idx) && idx[j] == v+stride && (v/stride)%shape[d]+1 < shape[d] {
 				return false
 			}
 		}
