@@ -16,39 +16,32 @@ import (
 // minMax is the least and greatest value of one column of a row group.
 type minMax struct{ lo, hi any }
 
-// planFromStatsOrData computes the layout from ChunkStats when they allow
-// it, else by reading the data.
+// planFromStatsOrData computes the layout writing, for each row group,
+// synthetic columns when ChunkStats allow it, copies of one row when the
+// rows were never written (fillArray), else the data.
 func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
-	mm, ok := r.knownMinMax()
-	if !ok {
-		return r.plan()
-	}
 	return r.layout(func(i int) ([]arrow.Array, error) {
-		_, n := unitRange(i, r.unit, r.rows)
-		arrs := make([]arrow.Array, len(r.t.Columns))
-		for j, c := range r.t.Columns {
-			arrs[j] = synthetic(c.Field().Type, int(n), mm[i][j])
+		start, n := unitRange(i, r.unit, r.rows)
+		arrs := make([]arrow.Array, 0, len(r.t.Columns))
+		for _, c := range r.t.Columns {
+			a, err := knownColumn(c, start, n, r.rows)
+			if a == nil || err != nil {
+				releaseAll(arrs)
+				return r.read(i)
+			}
+			arrs = append(arrs, a)
 		}
 		return arrs, nil
 	})
 }
 
-// knownMinMax returns every row group's min and max per column, when
-// metadata gives them and the columns qualify.
-func (r *parquetRenderer) knownMinMax() ([][]minMax, bool) {
-	out := make([][]minMax, r.nunits)
-	for i := range out {
-		start, n := unitRange(i, r.unit, r.rows)
-		out[i] = make([]minMax, len(r.t.Columns))
-		for j, c := range r.t.Columns {
-			mm, ok := unitMinMax(c, start, n, r.rows)
-			if !ok {
-				return nil, false
-			}
-			out[i][j] = mm
-		}
+// knownColumn returns a stand-in for rows [start, start+n) of c that
+// encodes as they do, made from metadata alone, or nil.
+func knownColumn(c ColumnSource, start, n, rows int64) (arrow.Array, error) {
+	if mm, ok := unitMinMax(c, start, n, rows); ok {
+		return synthetic(c.Field().Type, int(n), mm), nil
 	}
-	return out, true
+	return fillArray(c, start, n)
 }
 
 // unitMinMax combines the ChunkStats of the chunks that make up rows

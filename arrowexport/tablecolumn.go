@@ -67,6 +67,10 @@ func (t tableColumn) ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, err
 	return t.c.ReadBuffered(start, n, buf)
 }
 
+// allFill makes a table column a fillSource: never-written rows are
+// sized from one row.
+func (t tableColumn) allFill(start, n int64) (bool, error) { return t.c.AllFill(start, n) }
+
 type rawTableColumn struct{ tableColumn }
 
 func (t rawTableColumn) ElemSize() int { return t.c.ElemSize }
