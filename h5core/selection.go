@@ -355,27 +355,39 @@ func runBlocks(raw []byte, rank, w int, shape []uint64) (uint64, bool) {
 	var total uint64
 	for o := 0; o+bw <= len(raw); o += bw {
 		for k := 0; k < last; k++ {
-			a := uintLE(raw[o+k*w : o+k*w+w])
-			if a != uintLE(raw[o+(rank+k)*w:o+(rank+k)*w+w]) || a >= shape[k] {
+			a := leAt(raw, o+k*w, w)
+			if a != leAt(raw, o+(rank+k)*w, w) || a >= shape[k] {
 				return 0, false
 			}
 		}
-		lo, hi := uintLE(raw[o+last*w:o+last*w+w]), uintLE(raw[o+(rank+last)*w:o+(rank+last)*w+w])
+		lo, hi := leAt(raw, o+last*w, w), leAt(raw, o+(rank+last)*w, w)
 		if lo > hi || hi >= shape[last] {
 			return 0, false
 		}
 		if o > 0 {
 			p, c := o-bw, 0
 			for k := 0; k < last && c == 0; k++ {
-				c = cmp.Compare(uintLE(raw[p+k*w:p+k*w+w]), uintLE(raw[o+k*w:o+k*w+w]))
+				c = cmp.Compare(leAt(raw, p+k*w, w), leAt(raw, o+k*w, w))
 			}
-			if c > 0 || (c == 0 && uintLE(raw[p+(rank+last)*w:p+(rank+last)*w+w]) >= lo) {
+			if c > 0 || (c == 0 && leAt(raw, p+(rank+last)*w, w) >= lo) {
 				return 0, false
 			}
 		}
 		total += hi - lo + 1
 	}
 	return total, true
+}
+
+// leAt decodes the little-endian unsigned integer of w bytes (2, 4 or 8)
+// at b[o:].
+func leAt(b []byte, o, w int) uint64 {
+	switch w {
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b[o:]))
+	case 8:
+		return binary.LittleEndian.Uint64(b[o:])
+	}
+	return uint64(binary.LittleEndian.Uint16(b[o:]))
 }
 
 // eachRun calls fn for each run of a selection kept as its encoded run
@@ -387,10 +399,10 @@ func (s *Selection) eachRun(fn func(pos []uint64, n uint64) bool) {
 	pos := make([]uint64, rank)
 	var n uint64
 	for o := 0; o+bw <= len(s.runs); o += bw {
-		lo, hi := uintLE(s.runs[o+last*w:o+last*w+w]), uintLE(s.runs[o+(rank+last)*w:o+(rank+last)*w+w])
+		lo, hi := leAt(s.runs, o+last*w, w), leAt(s.runs, o+(rank+last)*w, w)
 		same := n > 0 && pos[last]+n == lo
 		for k := 0; k < last && same; k++ {
-			same = pos[k] == uintLE(s.runs[o+k*w:o+k*w+w])
+			same = pos[k] == leAt(s.runs, o+k*w, w)
 		}
 		if same {
 			n += hi - lo + 1
@@ -400,7 +412,7 @@ func (s *Selection) eachRun(fn func(pos []uint64, n uint64) bool) {
 			return
 		}
 		for k := 0; k < last; k++ {
-			pos[k] = uintLE(s.runs[o+k*w : o+k*w+w])
+			pos[k] = leAt(s.runs, o+k*w, w)
 		}
 		pos[last], n = lo, hi-lo+1
 	}
