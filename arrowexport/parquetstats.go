@@ -20,6 +20,9 @@ type minMax struct{ lo, hi any }
 // synthetic columns when ChunkStats allow it, copies of one row when the
 // rows were never written (fillArray), else the data.
 func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
+	if mm, ok := r.knownMinMax(); ok && r.allPlain() {
+		return r.plainLayout(mm)
+	}
 	return r.layout(func(i int) ([]arrow.Array, error) {
 		start, n := unitRange(i, r.unit, r.rows)
 		arrs := make([]arrow.Array, 0, len(r.t.Columns))
@@ -33,6 +36,24 @@ func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
 		}
 		return arrs, nil
 	})
+}
+
+// knownMinMax returns every row group's min and max per column, when
+// metadata gives them and the columns qualify.
+func (r *parquetRenderer) knownMinMax() ([][]minMax, bool) {
+	out := make([][]minMax, r.nunits)
+	for i := range out {
+		start, n := unitRange(i, r.unit, r.rows)
+		out[i] = make([]minMax, len(r.t.Columns))
+		for j, c := range r.t.Columns {
+			mm, ok := unitMinMax(c, start, n, r.rows)
+			if !ok {
+				return nil, false
+			}
+			out[i][j] = mm
+		}
+	}
+	return out, true
 }
 
 // knownColumn returns a stand-in for rows [start, start+n) of c that
