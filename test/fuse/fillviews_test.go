@@ -94,7 +94,7 @@ func openTimed(t *testing.T, p string) (*os.File, int64) {
 // rows written hold x = i and y = i/4 (missing where that is y's fill,
 // 0.5), the others are missing.
 func checkWideBatch(t *testing.T, view string, r *ipc.FileReader, i int) {
-	rec, err := r.Record(i)
+	rec, err := r.RecordBatch(i)
 	if err != nil {
 		t.Errorf("%s: batch %d: %v", view, i, err)
 		return
