@@ -172,7 +172,7 @@ func encodeVDSBlockV1(maps []vdsMapping) []byte {
 func rewriteVDSBlockV1(t *testing.T, file []byte) []byte {
 	t.Helper()
 	col := bytes.Index(file, []byte("GCOL"))
-	if col < 0 || bytes.Index(file[col+4:], []byte("GCOL")) >= 0 {
+	if col < 0 || bytes.Contains(file[col+4:], []byte("GCOL")) {
 		t.Fatal("want exactly one global heap collection")
 	}
 	end := col + int(binary.LittleEndian.Uint64(file[col+8:]))
