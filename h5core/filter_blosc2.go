@@ -225,7 +225,7 @@ func blosc2Blocks(h *blosc2Header, src, dst []byte, codec byte) error {
 	if (len(src)-h.overhead)/4 < nblocks {
 		return fmt.Errorf("blosc2 block table of %d blocks truncated", nblocks)
 	}
-	last := -1 // the slot of the last filter undone
+	last := -1 // the slot of the filter undone last so far
 	for i := blosc2MaxFilters - 1; i >= 0; i-- {
 		switch h.filters[i] {
 		case blosc2NoFilter, blosc2TruncPrec: // truncation needs no undoing
