@@ -333,3 +333,87 @@ func flatJSON(t *testing.T, raw json.RawMessage) []any {
 	walk(v)
 	return out
 }
+
+// TestBtreeGrowth appends enough chunks to datasets h5py wrote with v1
+// and v2 B-tree chunk indexes that their nodes overflow: a root leaf
+// that must split into two levels, a two-level v1 tree that must grow a
+// third, a filtered v2 tree. The trees grow deeper, and libhdf5 (h5py,
+// h5dump) reads every value.
+func TestBtreeGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		c    appendCase
+	}{
+		{"earliest", appendCase{path: "/t/a", size: 8, width: 1, rows: 300}},     // 3 chunks of 4 → 78 (64 per node)
+		{"earliest", appendCase{path: "/t/many", size: 8, width: 1, rows: 9000}}, // 500 chunks of 2 → 5000 (> 64²)
+		{"latest", appendCase{path: "/bt2", size: 4, width: 3, rows: 600}},       // 4 chunks of 2×2 → 604
+		{"latest", appendCase{path: "/bt2_gzip", size: 4, width: 3, rows: 600}},  // filtered records
+		{"earliest_ub", appendCase{path: "/t/a", size: 8, width: 1, rows: 300}},  // behind a user block
+	} {
+		t.Run(tc.file+tc.c.path, func(t *testing.T) {
+			p := copyFixture(t, tc.file)
+			depth := func() int {
+				f, err := h5core.Open(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				d, err := h5core.BtreeDepth(f, tc.c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			before, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := before[p]
+			d0 := depth()
+			rw, err := h5core.OpenRW(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := rw.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := want.Datasets[tc.c.path]
+			n := int(ds.Shape[0])
+			dims := slices.Clone(ds.Shape)
+			dims[0] += uint64(tc.c.rows)
+			if err := tx.SetExtent(tc.c.path, dims); err != nil {
+				t.Fatal(err)
+			}
+			vals := rowsValues(tc.c, n)
+			if err := tx.WriteAt(tc.c.path, le(tc.c.size, false, vals...), int64(n*tc.c.width*tc.c.size)); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ds.Shape = dims
+			for _, v := range vals {
+				ds.Values = append(ds.Values, v)
+			}
+			want.Datasets[tc.c.path] = ds
+			d1 := depth()
+			t.Logf("%s %s: B-tree depth %d → %d", tc.file, tc.c.path, d0, d1)
+			if d1 <= d0 {
+				t.Errorf("B-tree depth %d → %d: the append did not grow the tree", d0, d1)
+			}
+			after, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareDigest(t, after[p], want)
+			checkUserBlock(t, tc.file, p)
+			if err := crashtest.H5dump(p); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
