@@ -45,6 +45,16 @@ func TestWriteInPlace(t *testing.T) {
 			{path: "/bt2_gzip", chunk: []uint64{2, 2}, cw: 2, size: 4, vals: []float64{1, 2, 3, 4}},
 			{path: "/fixed_empty", off: 9, size: 4, vals: []float64{99}},
 		},
+		"earliest_ub": { // behind a user block
+			{path: "/t/a", off: 3, size: 8, vals: []float64{-1, -2, -3, -4, -5}},
+			{path: "/t/b", off: 9, size: 8, vals: []float64{0.5}},
+			{path: "/contig", off: 2, size: 4, vals: []float64{-7, -8}},
+		},
+		"latest_ub": {
+			{path: "/t/a", off: 3, size: 8, vals: []float64{-1, -2, -3, -4, -5}},
+			{path: "/t/b", off: 9, size: 8, vals: []float64{0.5}},
+			{path: "/fixed", off: 1, size: 4, vals: []float64{-3}},
+		},
 	}
 	for file, writes := range cases {
 		t.Run(file, func(t *testing.T) {
@@ -98,6 +108,7 @@ func TestWriteInPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareDigest(t, got[p], want)
+			checkUserBlock(t, file, p)
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
