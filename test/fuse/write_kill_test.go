@@ -84,10 +84,11 @@ type killWorkload struct {
 	// step makes write number i through the mount at mp; it returns once
 	// the mount committed it (at close) or with the error that stopped it.
 	step func(mp string, i int) error
-	// early kills inside the first write's commit (at a random point
-	// after its rollback journal appears); otherwise at a random point
-	// after the first write completed.
-	early bool
+	// early: the kill does not wait for the first write to complete and
+	// a random delay after it; inCommit: it waits for a commit's rollback
+	// journal to appear, then a random delay (0–20 ms). Both: a kill
+	// inside the first write's commit.
+	early, inCommit bool
 	// check checks the file at name with libhdf5 when done writes had
 	// completed and one more may have been committing: it shows the state
 	// after done or done+1 writes. recovered says whether h5fs check has
@@ -100,8 +101,9 @@ type killWorkload struct {
 // TestWriteKill streams writes through `h5fs mount -f -o rw` and kills
 // the daemon with SIGKILL at a random point, several times per stream:
 // appends to t.csv; single-cell updates of x.raw (pwrite, each one an
-// index rebuild); and appends to write_fixed.h5, whose first append
-// deletes the search indexes that cannot grow (§11.2). libhdf5 opens the
+// index rebuild; killed inside a commit); and appends to write_fixed.h5,
+// killed inside the first one, which deletes the search indexes that
+// cannot grow (§11.2). libhdf5 opens the
 // file left behind before any recovery (the commit order) and after
 // `h5fs check --verify-indexes` rolled back a hot journal (saying so on
 // stderr) and found every search index consistent with its column; both
@@ -144,8 +146,9 @@ func appendWorkload(fixture string, seed uint64, early bool) killWorkload {
 	var rng *rand.Rand
 	rows := []int{40} // rows after i batches
 	return killWorkload{
-		fixture: fixture,
-		early:   early,
+		fixture:  fixture,
+		early:    early,
+		inCommit: early,
 		step: func(mp string, i int) error {
 			mu.Lock()
 			if i == 0 {
@@ -176,7 +179,8 @@ func appendWorkload(fixture string, seed uint64, early bool) killWorkload {
 func updateWorkload() killWorkload {
 	row := func(i int) int { return 7 * i % 40 }
 	return killWorkload{
-		fixture: "write.h5",
+		fixture:  "write.h5",
+		inCommit: true,
 		step: func(mp string, i int) error {
 			fh, err := os.OpenFile(filepath.Join(mp, "t", "x.raw"), os.O_WRONLY, 0)
 			if err != nil {
@@ -307,22 +311,7 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 			}
 		}
 	}()
-	if w.early {
-		// Kill inside the first commit: once its journal appears, after
-		// a random delay.
-		for i := 0; i < 100000; i++ {
-			if _, err := os.Stat(h5core.JournalPath(name)); err == nil {
-				break
-			}
-			select {
-			case <-first:
-				i = 100000 // committed before the journal was seen: kill now
-			default:
-				time.Sleep(100 * time.Microsecond)
-			}
-		}
-		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
-	} else {
+	if !w.early {
 		select {
 		case <-first:
 		case err := <-stopped:
@@ -330,6 +319,17 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 			t.Fatalf("round %d: first write failed: %v\n%s", round, err, logb.String())
 		}
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+	}
+	if w.inCommit {
+		// Kill inside a commit: once its rollback journal appears (or
+		// after 10 s without one), after a random delay.
+		for i := 0; i < 100000; i++ {
+			if _, err := os.Stat(h5core.JournalPath(name)); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 	}
 	daemon.Process.Kill()
 	daemon.Wait()
