@@ -145,6 +145,36 @@ func rowsValues(c appendCase, start int) []float64 {
 	return v
 }
 
+// appendRows appends c's rows (rowsValues) to its dataset in tx, or
+// checks that growing it fails when c.err is set, and updates want (what
+// libhdf5 must then see).
+func appendRows(t *testing.T, tx *h5core.Tx, want crashtest.FileDigest, c appendCase) {
+	t.Helper()
+	d := want.Datasets[c.path]
+	n := int(d.Shape[0])
+	dims := slices.Clone(d.Shape)
+	dims[0] += uint64(c.rows)
+	err := tx.SetExtent(c.path, dims)
+	if c.err {
+		if err == nil {
+			t.Errorf("%s: growing to %v succeeded, want an error", c.path, dims)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.path, err)
+	}
+	vals := rowsValues(c, n)
+	if err := tx.WriteAt(c.path, le(c.size, c.float, vals...), int64(n*c.width*c.size)); err != nil {
+		t.Fatalf("%s: %v", c.path, err)
+	}
+	d.Shape = dims
+	for _, v := range vals {
+		d.Values = append(d.Values, v)
+	}
+	want.Datasets[c.path] = d
+}
+
 func TestWriteAppendLibhdf5(t *testing.T) {
 	for file, cases := range appendCases {
 		t.Run(file, func(t *testing.T) {
@@ -163,29 +193,7 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cases {
-				d := want.Datasets[c.path]
-				n := int(d.Shape[0])
-				dims := slices.Clone(d.Shape)
-				dims[0] += uint64(c.rows)
-				err := tx.SetExtent(c.path, dims)
-				if c.err {
-					if err == nil {
-						t.Errorf("%s: growing to %v succeeded, want an error", c.path, dims)
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s: %v", c.path, err)
-				}
-				vals := rowsValues(c, n)
-				if err := tx.WriteAt(c.path, le(c.size, c.float, vals...), int64(n*c.width*c.size)); err != nil {
-					t.Fatalf("%s: %v", c.path, err)
-				}
-				d.Shape = dims
-				for _, v := range vals {
-					d.Values = append(d.Values, v)
-				}
-				want.Datasets[c.path] = d
+				appendRows(t, tx, want, c)
 			}
 			if err := tx.Barrier(); err != nil {
 				t.Fatal(err)
@@ -378,28 +386,13 @@ func TestBtreeGrowth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds := want.Datasets[tc.c.path]
-			n := int(ds.Shape[0])
-			dims := slices.Clone(ds.Shape)
-			dims[0] += uint64(tc.c.rows)
-			if err := tx.SetExtent(tc.c.path, dims); err != nil {
-				t.Fatal(err)
-			}
-			vals := rowsValues(tc.c, n)
-			if err := tx.WriteAt(tc.c.path, le(tc.c.size, false, vals...), int64(n*tc.c.width*tc.c.size)); err != nil {
-				t.Fatal(err)
-			}
+			appendRows(t, tx, want, tc.c)
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
 			if err := rw.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ds.Shape = dims
-			for _, v := range vals {
-				ds.Values = append(ds.Values, v)
-			}
-			want.Datasets[tc.c.path] = ds
 			d1 := depth()
 			t.Logf("%s %s: B-tree depth %d → %d", tc.file, tc.c.path, d0, d1)
 			if d1 <= d0 {
