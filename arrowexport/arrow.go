@@ -184,15 +184,8 @@ func statsNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool
 // fillNulls is knownNulls for rows never written: all null or none, as
 // the first of them is.
 func fillNulls(c ColumnSource, start, n int64) (kind nullKind, known bool) {
-	f, ok := c.(fillSource)
-	if !ok || n == 0 {
-		return noNulls, false
-	}
-	if fill, err := f.allFill(start, n); !fill || err != nil {
-		return noNulls, false
-	}
-	a, err := c.Read(start, 1)
-	if err != nil {
+	a, err := fillRow(c, start, n)
+	if a == nil || err != nil {
 		return noNulls, false
 	}
 	defer a.Release()

@@ -18,15 +18,7 @@ import (
 // rendered file, and 2^32 rows never written are sized without a pass
 // over them (one would take many minutes).
 func TestFillRunSize(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fill.h5")
-	if out, err := exec.Command("/usr/bin/python3", "testdata/gen_fill.py", p).CombinedOutput(); err != nil {
-		t.Fatalf("testdata/gen_fill.py (needs python3-h5py, which scripts/test.sh installs): %v\n%s", err, out)
-	}
-	f, err := h5core.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := fillFile(t)
 	for _, c := range []struct {
 		name string
 		want int64 // the exact size; 0: the length of the rendering
@@ -59,6 +51,21 @@ func TestFillRunSize(t *testing.T) {
 // newCSV is NewCSVView as a View.
 func newCSV(t *Table, opts Options) (View, error) { return NewCSVView(t, opts) }
 
+// fillFile writes testdata/gen_fill.py's file and opens it for the test.
+func fillFile(t *testing.T) *h5core.File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fill.h5")
+	if out, err := exec.Command("/usr/bin/python3", "testdata/gen_fill.py", p).CombinedOutput(); err != nil {
+		t.Fatalf("testdata/gen_fill.py (needs python3-h5py, which scripts/test.sh installs): %v\n%s", err, out)
+	}
+	f, err := h5core.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // fillCSV returns the CSV view of dataset name of f, with no cache.
 func fillCSV(t *testing.T, f *h5core.File, name string) *CSVView {
 	t.Helper()
@@ -86,15 +93,7 @@ func fillCSV(t *testing.T, f *h5core.File, name string) *CSVView {
 // and the CSV view of each column, laid out from the never-written rows'
 // first row, are byte for byte the views laid out from every row.
 func TestFillRunTable(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fill.h5")
-	if out, err := exec.Command("/usr/bin/python3", "testdata/gen_fill.py", p).CombinedOutput(); err != nil {
-		t.Fatalf("testdata/gen_fill.py (needs python3-h5py, which scripts/test.sh installs): %v\n%s", err, out)
-	}
-	f, err := h5core.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := fillFile(t)
 	tt, err := table.Open(f, "/tfill", table.Lenient)
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// fillArray returns rows [start, start+n) of c without reading them when
-// they were never written (see fillSource): n copies of row start, which
-// every such row equals. Only null rows and fixed-width values (not
-// booleans or dictionaries) are built so; nil otherwise.
-func fillArray(c ColumnSource, start, n int64) (arrow.Array, error) {
+// fillRow returns row start of c when rows [start, start+n) were never
+// written (see fillSource), so that every one of them equals it; nil
+// otherwise.
+func fillRow(c ColumnSource, start, n int64) (arrow.Array, error) {
 	f, ok := c.(fillSource)
 	if !ok || n == 0 {
 		return nil, nil
@@ -18,8 +17,16 @@ func fillArray(c ColumnSource, start, n int64) (arrow.Array, error) {
 	if fill, err := f.allFill(start, n); !fill || err != nil {
 		return nil, err
 	}
-	a, err := c.Read(start, 1)
-	if err != nil {
+	return c.Read(start, 1)
+}
+
+// fillArray returns rows [start, start+n) of c without reading them when
+// they were never written: n copies of their first row. Only null rows
+// and fixed-width values (not booleans or dictionaries) are built so; nil
+// otherwise.
+func fillArray(c ColumnSource, start, n int64) (arrow.Array, error) {
+	a, err := fillRow(c, start, n)
+	if a == nil || err != nil {
 		return nil, err
 	}
 	defer a.Release()
