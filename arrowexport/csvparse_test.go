@@ -2,6 +2,7 @@ package arrowexport
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -225,4 +226,46 @@ func FuzzCSVParser(f *testing.F) {
 			a.Release()
 		}
 	})
+}
+
+// BenchmarkCSVParser parses the lines of P6's table (bench/append_bench.sh):
+// int64, float64, int32, float32 and uint8 columns.
+func BenchmarkCSVParser(b *testing.B) {
+	fields := []arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "b", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "c", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "d", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "e", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
+	}
+	tbl := &Table{}
+	for _, f := range fields {
+		bld := array.NewBuilder(memory.DefaultAllocator, f.Type)
+		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: bld.NewArray(), chunkRows: 4})
+		bld.Release()
+	}
+	var text []byte
+	for i := range 10000 {
+		text = fmt.Appendf(text, "%d,%g,%d,%g,%d\n", i*7, float64(i)*0.731-2000, i*40503-1e8, float32(i)*0.25, i%200)
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := NewCSVParser(tbl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for s := text; len(s) > 0; {
+			k := min(128<<10, len(s))
+			if err := p.Write(s[:k]); err != nil {
+				b.Fatal(err)
+			}
+			s = s[k:]
+			arrs, _ := p.NewArrays()
+			for _, a := range arrs {
+				a.Release()
+			}
+		}
+		p.Release()
+	}
 }
