@@ -31,11 +31,15 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Encode returns the stored elements of a's values, Type.Size bytes each:
 // numbers at the column's width and byte order, labels turned into their
-// codes, strings padded as the type pads them, nulls as the fill value. A
+// codes, strings padded as the type pads them, nulls as the fill value;
+// variable-length strings staged for Append and Update (see vlen.go). A
 // value the column cannot hold is an error naming its row of a.
 func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 	if err := c.Writable(); err != nil {
 		return nil, err
+	}
+	if c.isVlen() {
+		return c.encodeVlen(a)
 	}
 	n := a.Len()
 	packed := make([]byte, 0, n*c.ElemSize)
@@ -77,10 +81,11 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 }
 
 // Writable reports, as an error naming the column, why it cannot take
-// new values (Encode): variable-length strings and text need heap
-// storage this writer does not allocate.
+// new values (Encode): columns shown as text (variable-length sequences,
+// revised references) and other types without a fixed size (but
+// variable-length strings).
 func (c *Column) Writable() error {
-	if c.ElemSize == 0 || c.conv.kind == cvVlenStr || c.conv.kind == cvText {
+	if (c.ElemSize == 0 && !c.isVlen()) || c.conv.kind == cvText {
 		return fmt.Errorf("%s: %s columns cannot take new values", c.Path, c.HDF5Type)
 	}
 	return nil

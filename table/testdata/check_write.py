@@ -35,11 +35,12 @@ class Model:
         fill = ds.fillvalue
         isf = dt.kind == "f"
         keys, missing, nan, canon = [], [], [], []
+        vstr = h5py.check_string_dtype(dt) is not None and dt.kind == "O"  # vlen strings: bytes as stored
         for v in arr:
-            if dt.kind == "S":
-                key = bytes(v).rstrip(b"\0")
+            if dt.kind == "S" or vstr:
+                key = bytes(v).rstrip(b"\0") if dt.kind == "S" else bytes(v)
                 keys.append(key)
-                missing.append(key == bytes(fill).rstrip(b"\0"))
+                missing.append(key == (bytes(fill).rstrip(b"\0") if dt.kind == "S" else bytes(fill)))
                 nan.append(False)
                 canon.append(key)
                 continue
