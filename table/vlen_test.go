@@ -304,3 +304,72 @@ func FuzzStagedStrings(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendNewLabels: new labels of a categorical column whose
+// CATEGORIES dataset can grow (chunked, unlimited) are appended to it,
+// in the order first seen, and the rows take their new codes, through
+// Encode (labels) and EncodeRaw (codes, only known ones); a new label of
+// a column whose labels cannot grow (contiguous) is an error naming the
+// column and the label. h5py reads the codes and labels back.
+func TestAppendNewLabels(t *testing.T) {
+	name := copyFile(t, "testdata/write_vlen.h5")
+	rw, err := h5core.OpenRW(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Open(rw.File(), "/t", Lenient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, lvl := tb.Columns[3], tb.Columns[4]
+	labels := func(vs ...string) *array.String {
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		for _, v := range vs {
+			if v == "" {
+				b.AppendNull()
+			} else {
+				b.Append(v)
+			}
+		}
+		return b.NewStringArray()
+	}
+	if _, err := lvl.Encode(labels("low", "mid")); err == nil || !strings.Contains(err.Error(), "/t/lvl: row 1") || !strings.Contains(err.Error(), `"mid"`) {
+		t.Errorf("a new label of a contiguous categories dataset: %v", err)
+	}
+	if _, err := det.EncodeRaw([]byte{1, 7}); err == nil || !strings.Contains(err.Error(), "/t/det: row 1: code 7") {
+		t.Errorf("a raw code past the labels: %v", err)
+	}
+	mutate(t, rw, func(tb *Table, tx Tx) error {
+		cols := vlenRows(t, tb, 40, 5)
+		d, err := tb.Columns[3].Encode(labels("TRACKER", "HCAL", "PIXEL", "", "TRACKER"))
+		if err != nil {
+			return err
+		}
+		cols[3] = d
+		return tb.Append(tx, cols)
+	})
+	checkWritten(t, rw, name, 45)
+	mutate(t, rw, func(tb *Table, tx Tx) error {
+		raw, err := tb.Columns[3].EncodeRaw([]byte{4, 0x81})
+		if err != nil {
+			return err
+		}
+		d, err := tb.Columns[3].Encode(labels("SCINT"))
+		if err != nil {
+			return err
+		}
+		return tb.Update(tx, []Cells{{Column: 3, Row: 0, Values: raw}, {Column: 3, Row: 2, Values: d}})
+	})
+	checkWritten(t, rw, name, 45)
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	py := `import h5py, sys
+g = h5py.File(sys.argv[1], "r")["t"]
+print(list(g["det"][40:45]), list(g["det"][0:3]), [v.decode() for v in g["CATEGORIES/det"][:]])`
+	out, err := exec.Command("/usr/bin/python3", "-c", py, name).CombinedOutput()
+	want := "[3, 1, 4, -127, 3] [4, -127, 5] ['ECAL', 'HCAL', 'MUON', 'TRACKER', 'PIXEL', 'SCINT']\n"
+	if err != nil || string(out) != want {
+		t.Errorf("h5py reads %s(%v), want %s", out, err, want)
+	}
+}
