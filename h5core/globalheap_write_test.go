@@ -43,11 +43,10 @@ func vlenStrings(n int) []string {
 	return append(s, strings.Repeat("z", 70000))
 }
 
-// appendVlen appends strs to the 1-D vlen string dataset at path in tx
-// and returns its new extent.
-func appendVlen(t *testing.T, rw *h5core.RW, tx *h5core.Tx, path string, strs []string, tail int) uint64 {
+// datasetOf opens the dataset at path of f.
+func datasetOf(t *testing.T, f *h5core.File, path string) *h5core.Dataset {
 	t.Helper()
-	o, err := rw.File().Open(path)
+	o, err := f.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +54,14 @@ func appendVlen(t *testing.T, rw *h5core.RW, tx *h5core.Tx, path string, strs []
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ds
+}
+
+// appendVlen appends strs to the 1-D vlen string dataset at path in tx
+// and returns its new extent.
+func appendVlen(t *testing.T, rw *h5core.RW, tx *h5core.Tx, path string, strs []string, tail int) uint64 {
+	t.Helper()
+	ds := datasetOf(t, rw.File(), path)
 	n := ds.Shape()[0]
 	seqs := make([][]byte, len(strs))
 	for i, s := range strs {
@@ -130,14 +137,7 @@ func TestNewVlenLibhdf5(t *testing.T) {
 				t.Fatal(err)
 			}
 			for path, w := range want {
-				o, err := rw.File().Open(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ds, err := o.Dataset()
-				if err != nil {
-					t.Fatal(err)
-				}
+				ds := datasetOf(t, rw.File(), path)
 				got, err := ds.ReadValues(0, ds.Shape()[0])
 				if err != nil {
 					t.Fatal(err)
@@ -245,11 +245,7 @@ func TestNewVlenLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, _ := rw.File().Open("/s")
-			ds, err := o.Dataset()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := datasetOf(t, rw.File(), "/s")
 			row := int64(0)
 			for _, batch := range tc.batches {
 				elems, err := tx.NewVlen(ds.Type, batch)

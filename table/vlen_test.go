@@ -43,6 +43,9 @@ func vlenRow(i int) (x int32, s, note, det, lvl *string) {
 	if i%4 != 1 {
 		det = str([]string{"ECAL", "HCAL", "MUON"}[i%3])
 	}
+	if i%13 == 0 {
+		det = str("TRACKER") // a new label
+	}
 	lvl = str([]string{"low", "high"}[i%2])
 	return
 }
@@ -273,16 +276,28 @@ func TestVlenEncodeRefusals(t *testing.T) {
 }
 
 // TestCrashReplayVlen replays an append of string rows (new heap
-// collections, index bounds and BITMAP values in the heap) at every
-// prefix of its writes and fsyncs.
+// collections, index bounds and BITMAP values in the heap, a new label
+// added to a categories dataset) and an update of string cells at every
+// prefix of their writes and fsyncs.
 func TestCrashReplayVlen(t *testing.T) {
-	n, err := replayMutation(t, "testdata/write_vlen.h5", &crashtest.Recorder{}, func(tb *Table, tx Tx) error {
-		return tb.Append(tx, vlenRows(t, tb, 40, 20))
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		f    func(tb *Table, tx Tx) error
+	}{
+		{"append", func(tb *Table, tx Tx) error { return tb.Append(tx, vlenRows(t, tb, 39, 20)) }},
+		{"update", func(tb *Table, tx Tx) error {
+			cols := vlenRows(t, tb, 500, 20)
+			return tb.Update(tx, []Cells{{Column: 1, Row: 10, Values: cols[1]}, {Column: 2, Row: 20, Values: cols[2]}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := replayMutation(t, "testdata/write_vlen.h5", &crashtest.Recorder{}, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", n)
+		})
 	}
-	t.Logf("%d crash states checked", n)
 }
 
 // FuzzStagedStrings: staged values that do not parse are an error,
