@@ -29,7 +29,8 @@ type Tx interface {
 // search index brought up to date — or, when it cannot be kept
 // consistent, deleted (Dropped says which and why) — a barrier, then
 // NROWS. cols holds the new rows of each column in Columns order as
-// stored elements (Encode, EncodeRaw), the same number of rows each.
+// Encode and EncodeRaw give them (stored elements, or staged values:
+// vlen.go), the same number of rows each.
 // Everything is read and computed before the first write (but the text
 // of variable-length strings: heap objects past the end of file, which
 // nothing points at until the rows are written), so a refusal (a value

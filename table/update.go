@@ -5,9 +5,9 @@ import (
 	"sort"
 )
 
-// Cells are new values for a run of one column's cells: the stored
-// elements (Encode, EncodeRaw) of rows [Row, Row+len(Values)/ElemSize)
-// of Columns[Column].
+// Cells are new values for a run of one column's cells: rows from Row
+// on of Columns[Column], as Encode and EncodeRaw give them (stored
+// elements, or staged values: vlen.go).
 type Cells struct {
 	Column int
 	Row    int64
