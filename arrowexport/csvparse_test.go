@@ -140,6 +140,18 @@ func sameText(a, b arrow.Array) bool {
 	return true
 }
 
+// emptyTable returns a table of columns of the given fields and no rows:
+// what a parser needs.
+func emptyTable(fields []arrow.Field) *Table {
+	tbl := &Table{}
+	for _, f := range fields {
+		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
+		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: b.NewArray(), chunkRows: 4})
+		b.Release()
+	}
+	return tbl
+}
+
 // TestCSVParseErrors: a malformed line is refused with its line and
 // column named.
 func TestCSVParseErrors(t *testing.T) {
@@ -148,12 +160,7 @@ func TestCSVParseErrors(t *testing.T) {
 		{Name: "f", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	}
-	tbl := &Table{}
-	for _, f := range fields {
-		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
-		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: b.NewArray(), chunkRows: 4})
-		b.Release()
-	}
+	tbl := emptyTable(fields)
 	cases := []struct {
 		text, want string
 	}{
@@ -197,12 +204,7 @@ func FuzzCSVParser(f *testing.F) {
 			arrow.Field{Name: "b", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true}), Nullable: true},
 		{Name: "l", Type: arrow.FixedSizeListOf(2, arrow.FixedWidthTypes.Boolean), Nullable: true},
 	}
-	tbl := &Table{}
-	for _, fl := range fields {
-		b := array.NewBuilder(memory.DefaultAllocator, fl.Type)
-		tbl.Columns = append(tbl.Columns, &memColumn{field: fl, arr: b.NewArray(), chunkRows: 4})
-		b.Release()
-	}
+	tbl := emptyTable(fields)
 	f.Add([]byte("i,h,l\n1,\"{\"\"x\"\":\"\"NaN\"\",\"\"b\"\":\"\"AAE=\"\"}\",\"[true,false]\"\n,,\n"))
 	f.Add([]byte("-5,null,[null,true]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -238,12 +240,7 @@ func BenchmarkCSVParser(b *testing.B) {
 		{Name: "d", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 		{Name: "e", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
 	}
-	tbl := &Table{}
-	for _, f := range fields {
-		bld := array.NewBuilder(memory.DefaultAllocator, f.Type)
-		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: bld.NewArray(), chunkRows: 4})
-		bld.Release()
-	}
+	tbl := emptyTable(fields)
 	var text []byte
 	for i := range 10000 {
 		text = fmt.Appendf(text, "%d,%g,%d,%g,%d\n", i*7, float64(i)*0.731-2000, i*40503-1e8, float32(i)*0.25, i%200)

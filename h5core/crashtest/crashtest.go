@@ -3,12 +3,12 @@
 // records the mutations (writes, truncations, fsyncs, creations,
 // removals, directory fsyncs). Replay then rebuilds, from the files'
 // contents before the recorded operations, the state a crash could leave
-// after every prefix of them: all of the prefix applied; for each file
-// (and the directory) the variant where its writes since its last fsync
-// were lost; and, since the disk may reorder what it was not told to
-// order, where the prefix ends before an fsync (or ends the record), for
-// each write since its file's last fsync the variant where that write
-// alone was lost. Each state is written to a directory of its own; Check
+// after every prefix of them: all of the prefix applied, and for each
+// file (and the directory) the variant where its writes since its last
+// fsync were lost. ReplayReordered adds, since the disk may reorder what
+// it was not told to order, where the prefix ends before an fsync (or
+// ends the record), for each write since its file's last fsync the
+// variant where that write alone was lost. Each state is written to a directory of its own; Check
 // rolls it back with h5core.RecoverFS and hands what libhdf5 sees before
 // and after recovery to a predicate.
 package crashtest
@@ -65,6 +65,9 @@ func (o Op) String() string {
 // a test shows the harness catches a forgotten barrier.
 type Recorder struct {
 	DropSync func(name string) bool
+	// Reorder makes CheckNROWSCommit replay reordered writes too
+	// (ReplayReordered).
+	Reorder bool
 
 	mu  sync.Mutex
 	ops []Op
@@ -193,6 +196,17 @@ func (c Crash) Path(path string) string { return filepath.Join(c.Dir, filepath.B
 // subdirectories of dir, and returns them. All files must live in one
 // directory (the HDF5 file and its journal do).
 func Replay(before Snapshot, ops []Op, dir string) ([]Crash, error) {
+	return replay(before, ops, dir, false)
+}
+
+// ReplayReordered is Replay with the states of reordered writes: those
+// where one write since its file's last fsync was lost and the later
+// ones kept.
+func ReplayReordered(before Snapshot, ops []Op, dir string) ([]Crash, error) {
+	return replay(before, ops, dir, true)
+}
+
+func replay(before Snapshot, ops []Op, dir string, reorder bool) ([]Crash, error) {
 	var crashes []Crash
 	for i := 0; i <= len(ops); i++ {
 		variants := []string{""}
@@ -211,7 +225,7 @@ func Replay(before Snapshot, ops []Op, dir string) ([]Crash, error) {
 		for _, lost := range variants {
 			cs = append(cs, Crash{Point: i, Lost: lost, LostOp: -1})
 		}
-		if i == len(ops) || ops[i].Kind == OpSync {
+		if reorder && (i == len(ops) || ops[i].Kind == OpSync) {
 			// Just before a sync, when the most writes are in flight.
 			for _, k := range reorderable(ops[:i]) {
 				cs = append(cs, Crash{Point: i, LostOp: k})
