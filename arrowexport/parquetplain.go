@@ -295,15 +295,7 @@ func (r *parquetRenderer) allPlain() bool {
 // writer's own.
 func (r *parquetRenderer) plainLayout(mm [][]minMax) (*framedLayout, error) {
 	s := &captureSink{}
-	_, err := r.write(s, 0, r.nunits, func(i int) ([]arrow.Array, error) {
-		_, n := unitRange(i, r.unit, r.rows)
-		arrs := make([]arrow.Array, len(r.t.Columns))
-		for j, c := range r.t.Columns {
-			arrs[j] = synthetic(c.Field().Type, int(min(n, 2)), mm[i][j])
-		}
-		return arrs, nil
-	})
-	if err != nil {
+	if _, err := r.write(s, 0, r.nunits, r.syntheticRows(mm, 2)); err != nil {
 		return nil, err
 	}
 	foot, err := parquetFooter(s.take())
