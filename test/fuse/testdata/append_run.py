@@ -5,10 +5,8 @@ energy = i * 0.5 + run, so a reader can tell a consistent state.
 
 usage: append_run.py plain FILE ROWS      append ROWS rows, add dataset /extra
        append_run.py swmr-create FILE RUN  write a run file SWMR writers can open
-       append_run.py swmr FILE STEPS ROWS [PAUSE]
-                                           as a libhdf5 SWMR writer, append ROWS
-                                           rows STEPS times, flushing each and
-                                           then pausing PAUSE seconds (0.02)"""
+       append_run.py swmr FILE STEPS ROWS  as a libhdf5 SWMR writer, append ROWS
+                                           rows STEPS times, flushing each"""
 import sys
 import time
 
@@ -41,7 +39,6 @@ def main():
         run_file(path, int(sys.argv[3]), libver="latest")
     elif mode == "swmr":
         steps, rows = int(sys.argv[3]), int(sys.argv[4])
-        pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.02
         with h5py.File(path, "a", libver="latest") as f:
             f.swmr_mode = True
             # One flush per step: the states a reader can see are those
@@ -49,7 +46,7 @@ def main():
             for _ in range(steps):
                 append(f, rows)
                 f.flush()
-                time.sleep(pause)
+                time.sleep(0.02)
     else:
         sys.exit(__doc__)
 
