@@ -245,14 +245,26 @@ type heapSlot struct {
 }
 
 // storeSlots makes the heap objects of w's slots and points its
-// elements at them.
+// elements at them: one NewVlen for each run of slots of one type.
 func storeSlots(tx Tx, w *indexWrite) error {
-	for _, sl := range w.heap {
-		e, err := tx.NewVlen(sl.t, [][]byte{[]byte(sl.s)})
+	for i := 0; i < len(w.heap); {
+		j := i + 1
+		for j < len(w.heap) && w.heap[j].t.String() == w.heap[i].t.String() {
+			j++
+		}
+		seqs := make([][]byte, j-i)
+		for k, sl := range w.heap[i:j] {
+			seqs[k] = []byte(sl.s)
+		}
+		e, err := tx.NewVlen(w.heap[i].t, seqs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.path, err)
 		}
-		copy(w.p[sl.off:], e)
+		size := w.heap[i].t.Size
+		for k, sl := range w.heap[i:j] {
+			copy(w.p[sl.off:], e[k*size:(k+1)*size])
+		}
+		i = j
 	}
 	return nil
 }

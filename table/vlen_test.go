@@ -300,6 +300,19 @@ func TestCrashReplayVlen(t *testing.T) {
 	}
 }
 
+// TestCrashReplayVlenCatchesMissingBarrier: an append of string rows
+// without its barrier before NROWS must fail the replay (NROWS durable
+// before the strings' heap objects and the elements pointing at them).
+func TestCrashReplayVlenCatchesMissingBarrier(t *testing.T) {
+	_, err := replayMutation(t, "testdata/write_vlen.h5", &crashtest.Recorder{}, func(tb *Table, tx Tx) error {
+		return tb.Append(noBarrier{tx.(*h5core.Tx)}, vlenRows(t, tb, 39, 20))
+	})
+	if err == nil {
+		t.Fatal("an append of strings without a barrier before NROWS passed the crash replay")
+	}
+	t.Logf("caught: %v", err)
+}
+
 // FuzzStagedStrings: staged values that do not parse are an error,
 // never a panic, and those that do give back their bytes.
 func FuzzStagedStrings(f *testing.F) {
