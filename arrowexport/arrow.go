@@ -43,7 +43,11 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 	}
 	r.view = v
 	if r.fixedNonNull() {
-		if l, err := r.plan(); err == nil {
+		plan := r.plan
+		if key, ok := shapeKey(r.schema, rows, unit); ok {
+			plan = func() (*framedLayout, error) { return arrowLayouts.get(key, r.plan) }
+		}
+		if l, err := plan(); err == nil {
 			v.setLayout(l)
 		} else if opts.Logf != nil {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)

@@ -98,10 +98,12 @@ func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table)
 	opt := t.viewOptions(objectKey(o))
 	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
 	csv.file.hooks = t.csvHooks(tb.Path, csv.file)
+	parquet := t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) })
+	parquet.file.bound = func() (int64, bool, error) { return arrowexport.ParquetStatSize(all, opt) }
 	return []entry{
 		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
-		t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
+		parquet,
 	}
 }
 

@@ -208,13 +208,19 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 	return es[i], nil
 }
 
-// file is a generated file. Its view is made on first use; finalize runs
-// the view's sizing pass once, without holding up stat calls meanwhile.
+// file is a generated file. Its view is made when it is opened; finalize
+// runs the view's sizing pass once, without holding up stat calls
+// meanwhile. Stat before that keeps only the size it showed (statSize),
+// not the view, so that a listing of many files holds no view per file.
 type file struct {
 	path    string         // what the file shows, for messages
 	attrs   *h5core.Object // the object supplying the xattrs, if set
 	newView func() (View, error)
-	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
+	// bound, if set, is the size (exact, or a bound) of a view whose
+	// making costs more than a stat should (a Parquet view): stat shows it
+	// until the file is opened.
+	bound func() (size int64, exact bool, err error)
+	hooks *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
 	fin       sync.Mutex // held by the one finalize running a sizing pass
@@ -223,6 +229,7 @@ type file struct {
 	view      View
 	err       error
 	finalized bool
+	stat      statSize // what stat showed before the view was made
 }
 
 // get returns the file's view, making it on first use.
