@@ -6,21 +6,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// ParquetStatSize returns the size a Parquet view of t shows until it is
-// opened, without making the view (making it converts the schema for
-// every column, which costs more than a directory listing should pay per
-// file): exact when the sizing cache holds its layout, else the view's
-// size bound.
-func ParquetStatSize(t *Table, opts Options) (size int64, exact bool, err error) {
-	rows, unit, err := checkTable(t)
+// ParquetCachedSize returns the exact size of a Parquet view of t when
+// the sizing cache holds its layout, without making the view (making it
+// converts the schema for every column, which costs more than a stat of
+// an unchanged file should); ok is false otherwise.
+func ParquetCachedSize(t *Table, opts Options) (size int64, ok bool) {
+	_, unit, err := checkTable(t)
 	if err != nil {
-		return 0, false, err
+		return 0, false
 	}
 	var l framedLayout
-	if opts.load(parquetKind(unit), &l) {
-		return l.size(), true, nil
+	if !opts.load(parquetKind(unit), &l) {
+		return 0, false
 	}
-	return parquetEstimate(t, rows, numUnits(rows, unit)), false, nil
+	return l.size(), true
 }
 
 // parquetKind is the cache entry kind of a Parquet view with unit rows per

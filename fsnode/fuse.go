@@ -126,12 +126,20 @@ func (n *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOu
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.d.attrs, attr, dest)
+	o, errno := n.t.nodeObject(n.d.attrs, n.d.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.getxattr(o, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.d.attrs, dest)
+	o, errno := n.t.nodeObject(n.d.attrs, n.d.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.listxattr(o, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -207,12 +215,20 @@ func (n *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.f.attrs, attr, dest)
+	o, errno := n.t.nodeObject(n.f.attrs, n.f.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.getxattr(o, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.f.attrs, dest)
+	o, errno := n.t.nodeObject(n.f.attrs, n.f.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.listxattr(o, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.

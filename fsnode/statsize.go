@@ -57,12 +57,13 @@ func (t *Tree) statSize(f *file) (size int64, exact bool, err error) {
 	return st.size, st.exact, nil
 }
 
-// firstStat finds the size of file f from its bound, or else from a view
-// made for the purpose, sized when that is cheap, and dropped.
+// firstStat finds the size of file f from the sizing cache, or else from
+// a view made for the purpose, sized when that is cheap, and dropped.
 func (t *Tree) firstStat(f *file) (st statSize, err error) {
-	if f.bound != nil {
-		err = guard(func() (err error) { st.size, st.exact, err = f.bound(); return err })
-		return st, err
+	if f.cachedSize != nil {
+		if st.size, st.exact = f.cachedSize(); st.exact {
+			return st, nil
+		}
 	}
 	f.mu.Lock()
 	newView := f.newView

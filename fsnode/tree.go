@@ -159,13 +159,15 @@ type entry struct {
 
 // dir is a directory. attrs, when set, is the object whose attributes
 // are its extended attributes (the object itself, never looked up again
-// by a path, which names holding '/' would make ambiguous).
+// by a path, which names holding '/' would make ambiguous); a member
+// group's directory has reopen instead (see member.go).
 type dir struct {
-	attrs *h5core.Object
-	list  func() ([]entry, error)
-	group *h5core.Object // the group the directory shows, if it shows one (see shown.go)
-	name  string         // its name in its parent, once placed there
-	up    *dir           // its parent, once placed there; nil for the root
+	attrs  *h5core.Object
+	reopen objOpener
+	list   func() ([]entry, error)
+	group  groupKey // the group the directory shows, if it shows one (see shown.go)
+	name   string   // its name in its parent, once placed there
+	up     *dir     // its parent, once placed there; nil for the root
 
 	once    sync.Once
 	entries []entry
@@ -215,12 +217,13 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 type file struct {
 	path    string         // what the file shows, for messages
 	attrs   *h5core.Object // the object supplying the xattrs, if set
+	reopen  objOpener      // or else the way back to it (see member.go)
 	newView func() (View, error)
-	// bound, if set, is the size (exact, or a bound) of a view whose
-	// making costs more than a stat should (a Parquet view): stat shows it
-	// until the file is opened.
-	bound func() (size int64, exact bool, err error)
-	hooks *writeHooks // what it takes on a read-write mount; nil: nothing
+	// cachedSize, if set, returns the exact size the sizing cache holds
+	// for a view whose making costs more than a stat of an unchanged file
+	// should (a Parquet view), without making it.
+	cachedSize func() (size int64, ok bool)
+	hooks      *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
 	fin       sync.Mutex // held by the one finalize running a sizing pass

@@ -175,16 +175,24 @@ func Soak(t *testing.T, pid int, files []string, readers int, newReader func() (
 
 // vmRSS is the resident memory of process pid in bytes.
 func vmRSS(t *testing.T, pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := VmRSS(pid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// VmRSS returns the resident memory of process pid in bytes.
+func VmRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmRSS:" {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
+			return kb << 10, nil
 		}
 	}
-	t.Fatalf("/proc/%d/status has no VmRSS", pid)
-	return 0
+	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 }
