@@ -45,7 +45,16 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 	if r.fixedNonNull() {
 		plan := r.plan
 		if key, ok := shapeKey(r.schema, rows, unit); ok {
-			plan = func() (*framedLayout, error) { return arrowLayouts.get(key, r.plan) }
+			plan = func() (*framedLayout, error) {
+				if l, ok := arrowLayouts.load(key); ok {
+					return l, nil
+				}
+				l, err := r.plan()
+				if err == nil {
+					arrowLayouts.store(key, l)
+				}
+				return l, err
+			}
 		}
 		if l, err := plan(); err == nil {
 			v.setLayout(l)

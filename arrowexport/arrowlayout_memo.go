@@ -16,38 +16,35 @@ import (
 // again for each; the memo computes it once per shape, so that listing
 // such a file costs no IPC writing per view.
 
-// layoutMemoMax bounds the shapes the memo keeps; a full memo starts over.
-const layoutMemoMax = 256
+// shapeMemoMax bounds the shapes a memo keeps; a full memo starts over.
+const shapeMemoMax = 256
 
 // arrowLayouts is the memo of NewArrowView's metadata-only layouts.
-var arrowLayouts layoutMemo
+var arrowLayouts shapeMemo[*framedLayout]
 
-// layoutMemo keeps layouts by shape key. A layout it returns is shared by
-// every view of that shape and never changed.
-type layoutMemo struct {
+// shapeMemo keeps what is computed once per shape key. A value it returns
+// is shared by every view of that shape and never changed.
+type shapeMemo[V any] struct {
 	mu sync.Mutex
-	m  map[string]*framedLayout
+	m  map[string]V
 }
 
-// get returns the layout for key, computed by plan on a miss.
-func (m *layoutMemo) get(key string, plan func() (*framedLayout, error)) (*framedLayout, error) {
-	m.mu.Lock()
-	l, ok := m.m[key]
-	m.mu.Unlock()
-	if ok {
-		return l, nil
-	}
-	l, err := plan()
-	if err != nil {
-		return nil, err
-	}
+// load returns the value kept for key.
+func (m *shapeMemo[V]) load(key string) (V, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil || len(m.m) >= layoutMemoMax {
-		m.m = make(map[string]*framedLayout)
+	v, ok := m.m[key]
+	return v, ok
+}
+
+// store keeps v for key.
+func (m *shapeMemo[V]) store(key string, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= shapeMemoMax {
+		m.m = make(map[string]V)
 	}
-	m.m[key] = l
-	return l, nil
+	m.m[key] = v
 }
 
 // shapeKey spells out everything an Arrow file of fixed-width, non-null

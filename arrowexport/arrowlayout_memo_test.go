@@ -48,7 +48,7 @@ func TestArrowLayoutMemo(t *testing.T) {
 		{"other schema metadata", &Table{Columns: first.Columns, Metadata: map[string]string{"k": "v"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			arrowLayouts = layoutMemo{}
+			arrowLayouts = shapeMemo[*framedLayout]{}
 			a, err := NewArrowView(first, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -72,5 +72,56 @@ func TestArrowLayoutMemo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParquetSizeByShape checks the premise of parquetShapeKey on tables
+// of non-nullable integer and boolean columns whose values differ wildly
+// (small and huge, positive and negative): one shape, one exact size; and
+// that ParquetStatSize answers the second from the first.
+func TestParquetSizeByShape(t *testing.T) {
+	const rows = 2500
+	table := func(seed int64) *Table {
+		mem := memory.NewGoAllocator()
+		i8 := array.NewInt8Builder(mem)
+		i64 := array.NewInt64Builder(mem)
+		u32 := array.NewUint32Builder(mem)
+		b := array.NewBooleanBuilder(mem)
+		for i := range int64(rows) {
+			i8.Append(int8(i * seed))
+			i64.Append(i * seed * seed * seed)
+			u32.Append(uint32(i * seed * 7))
+			b.Append((i*seed)%5 == 0)
+		}
+		col := func(name string, typ arrow.DataType, bld array.Builder) ColumnSource {
+			return &memColumn{field: arrow.Field{Name: name, Type: typ}, arr: bld.NewArray(), chunkRows: 1000}
+		}
+		return &Table{Columns: []ColumnSource{
+			col("a", arrow.PrimitiveTypes.Int8, i8), col("b", arrow.PrimitiveTypes.Int64, i64),
+			col("c", arrow.PrimitiveTypes.Uint32, u32), col("d", arrow.FixedWidthTypes.Boolean, b),
+		}}
+	}
+	parquetSizes = shapeMemo[int64]{}
+	var sizes []int64
+	for _, seed := range []int64{0, 1, -3, 1 << 20} {
+		v, err := NewParquetView(table(seed), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, int64(len(checkView(t, v))))
+		limit := int64(0) // known by shape, or not at all
+		if seed == 0 {
+			limit = 1 << 30 // sized
+		}
+		size, exact, err := ParquetStatSize(table(seed), Options{}, limit)
+		if err != nil || !exact || size != sizes[len(sizes)-1] {
+			t.Errorf("seed %d: ParquetStatSize = %d, %v, %v; the view has %d bytes", seed, size, exact, err, sizes[len(sizes)-1])
+		}
+	}
+	for _, s := range sizes[1:] {
+		if s != sizes[0] {
+			t.Errorf("one shape, sizes %v", sizes)
+			break
+		}
 	}
 }

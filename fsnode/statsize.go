@@ -60,10 +60,9 @@ func (t *Tree) statSize(f *file) (size int64, exact bool, err error) {
 // firstStat finds the size of file f from the sizing cache, or else from
 // a view made for the purpose, sized when that is cheap, and dropped.
 func (t *Tree) firstStat(f *file) (st statSize, err error) {
-	if f.cachedSize != nil {
-		if st.size, st.exact = f.cachedSize(); st.exact {
-			return st, nil
-		}
+	if f.sizeForStat != nil {
+		err = guard(func() (err error) { st.size, st.exact, err = f.sizeForStat(eagerSizing); return err })
+		return st, err
 	}
 	f.mu.Lock()
 	newView := f.newView

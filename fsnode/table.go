@@ -99,7 +99,7 @@ func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table)
 	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
 	csv.file.hooks = t.csvHooks(tb.Path, csv.file)
 	parquet := t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) })
-	parquet.file.cachedSize = func() (int64, bool) { return arrowexport.ParquetCachedSize(all, opt) }
+	parquet.file.sizeForStat = func(limit int64) (int64, bool, error) { return arrowexport.ParquetStatSize(all, opt, limit) }
 	return []entry{
 		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),

@@ -219,11 +219,12 @@ type file struct {
 	attrs   *h5core.Object // the object supplying the xattrs, if set
 	reopen  objOpener      // or else the way back to it (see member.go)
 	newView func() (View, error)
-	// cachedSize, if set, returns the exact size the sizing cache holds
-	// for a view whose making costs more than a stat of an unchanged file
-	// should (a Parquet view), without making it.
-	cachedSize func() (size int64, ok bool)
-	hooks      *writeHooks // what it takes on a read-write mount; nil: nothing
+	// sizeForStat, if set, finds what the first stat shows (see
+	// firstStat) in a way of its own: a Parquet view, whose making costs
+	// more than a stat should, is not made when the size is known
+	// without it.
+	sizeForStat func(limit int64) (size int64, exact bool, err error)
+	hooks       *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
 	fin       sync.Mutex // held by the one finalize running a sizing pass
