@@ -1,7 +1,6 @@
 package table
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -302,29 +301,15 @@ func stringOf(a arrow.Array, i int) (string, bool) {
 	return "", false
 }
 
-// padString returns s as a stored fixed-length string of type t: padded
-// with NULs or spaces as t pads, refused when it does not fit, when it
-// would not read back the same (a NUL inside, trailing padding). The
-// bytes are taken as they are, as Read gives them.
+// padString returns s as a stored fixed-length string of type t
+// (h5core's PutString: padded as t pads; a NULLTERM string may fill the
+// whole element, as libhdf5 reads it), refused when it does not fit or
+// would not read back the same. The bytes are taken as they are, as Read
+// gives them.
 func padString(t *h5core.Datatype, s string) ([]byte, error) {
-	room := t.Size
-	if t.StrPad == h5core.NullTerm {
-		room-- // the NUL must fit
-	}
-	switch {
-	case len(s) > room:
-		return nil, fmt.Errorf("string of %d bytes does not fit the column's %d", len(s), room)
-	case t.StrPad != h5core.SpacePad && bytes.IndexByte([]byte(s), 0) >= 0:
-		return nil, fmt.Errorf("string %q holds a NUL byte", s)
-	case t.StrPad == h5core.SpacePad && len(s) > 0 && s[len(s)-1] == ' ':
-		return nil, fmt.Errorf("string %q ends with a space, which the column's padding drops", s)
-	}
 	e := make([]byte, t.Size)
-	copy(e, s)
-	if t.StrPad == h5core.SpacePad {
-		for k := len(s); k < t.Size; k++ {
-			e[k] = ' '
-		}
+	if err := t.PutString(e, s); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

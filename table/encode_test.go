@@ -93,9 +93,10 @@ func TestEncodeRefuses(t *testing.T) {
 		want string
 	}{
 		{fixed, "abc", ""},
-		{fixed, "abcd", "does not fit"},
-		{fixed, "a\x00b", "NUL"},
-		{space, "ab ", "ends with a space"},
+		{fixed, "abcd", ""}, // fills the element: libhdf5 reads all 4 bytes
+		{fixed, "abcde", "does not fit"},
+		{fixed, "a\x00b", "would not read back"},
+		{space, "ab ", "would not read back"},
 		{space, "abcd", ""},
 	} {
 		c, err := newConverter(tc.t, false, nil, nil)

@@ -145,18 +145,19 @@ func (c *Column) pos() int {
 func (t *Table) extentFor(n int64) (uint64, error) {
 	var cur, chunk uint64
 	limit := ^uint64(0)
+	var limiter *Column
 	for _, c := range t.Columns {
 		cur = max(cur, c.src.ds.Shape()[0])
 		chunk = max(chunk, uint64(max(c.ChunkRows, 1)))
-		if mx := c.src.ds.MaxShape(); len(mx) > 0 {
-			limit = min(limit, mx[0])
+		if mx := c.src.ds.MaxShape(); len(mx) > 0 && mx[0] < limit {
+			limit, limiter = mx[0], c
 		}
 	}
 	if cur >= uint64(n) {
 		return cur, nil
 	}
 	if limit < uint64(n) {
-		return 0, fmt.Errorf("%s: cannot hold %d rows: a column's maximum extent is %d", t.Path, n, limit)
+		return 0, fmt.Errorf("%s: cannot hold %d rows: a column's maximum extent is %d (%s, %s layout)", t.Path, n, limit, limiter.Path, limiter.src.ds.Layout())
 	}
 	return min((uint64(n)+chunk-1)/chunk*chunk, limit), nil
 }
