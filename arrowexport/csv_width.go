@@ -137,3 +137,19 @@ func abs(e int) int {
 	}
 	return e
 }
+
+// DataBytes estimates the stored bytes the data pass of v reads: the
+// values of its fixed-width columns, and the bound of the text of the
+// others. A view whose bound is loose may still be cheap to size exactly
+// (a few rows of wide integers).
+func (v *CSVView) DataBytes() int64 {
+	n := int64(0)
+	for _, c := range v.t.Columns {
+		if w := fixedBits(c.Field().Type); w > 0 {
+			n += v.rows * ((w + 7) / 8)
+		} else {
+			n += v.rows * csvFieldBound(c)
+		}
+	}
+	return n
+}

@@ -6,8 +6,7 @@ import (
 )
 
 // What stat shows of a file before it is opened. Its size is exact when a
-// sizing pass costs little (an estimate of at most eagerSizing bytes),
-// else an upper bound; either way the view made to find it is not kept:
+// sizing pass costs little (cheapToSize), else an upper bound; either way the view made to find it is not kept:
 // a listing of many files keeps one size per file, and open makes the
 // view again (its sizing pass, if any, then comes from the sizing cache
 // or runs again, cheaply).
@@ -16,6 +15,21 @@ import (
 // first stat rather than at open: reading that little data costs less
 // than the kernel asking again at every stat of a zero-timeout size.
 const eagerSizing = 1 << 20
+
+// eagerData is the most stored data a view with a larger estimate reads
+// to be sized at its first stat (a CSV view's DataBytes): sizing 1 MiB of
+// stored values as CSV took 4 ms (int64) to 30 ms (float64) on the
+// 2-core test machine, under load.
+const eagerData = 1 << 20
+
+// cheapToSize reports whether view v is sized at its first stat.
+func cheapToSize(v View) bool {
+	if v.Size() <= eagerSizing {
+		return true
+	}
+	d, ok := v.(interface{ DataBytes() int64 })
+	return ok && d.DataBytes() <= eagerData
+}
 
 // statSize is the size stat showed of a file whose view was not made.
 type statSize struct {
@@ -72,7 +86,7 @@ func (t *Tree) firstStat(f *file) (st statSize, err error) {
 		if err != nil {
 			return err
 		}
-		if !v.Exact() && v.Size() <= eagerSizing {
+		if !v.Exact() && cheapToSize(v) {
 			if err := v.Finalize(); err != nil {
 				return err
 			}
