@@ -26,14 +26,20 @@ func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
 	if r.allPlain() {
 		return r.plainLayout(mm)
 	}
-	return r.layout(func(i int) ([]arrow.Array, error) {
+	return r.layout(r.syntheticRows(mm, r.unit))
+}
+
+// syntheticRows reads row groups of synthetic values (see synthetic) with
+// the min and max mm, of at most most rows each.
+func (r *parquetRenderer) syntheticRows(mm [][]minMax, most int64) func(int) ([]arrow.Array, error) {
+	return func(i int) ([]arrow.Array, error) {
 		_, n := unitRange(i, r.unit, r.rows)
 		arrs := make([]arrow.Array, len(r.t.Columns))
 		for j, c := range r.t.Columns {
-			arrs[j] = synthetic(c.Field().Type, int(n), mm[i][j])
+			arrs[j] = synthetic(c.Field().Type, int(min(n, most)), mm[i][j])
 		}
 		return arrs, nil
-	})
+	}
 }
 
 // knownMinMax returns every row group's min and max per column, when

@@ -53,6 +53,7 @@ type Tx struct {
 	eoa     uint64 // end of allocated space, relative to the base
 	sbEOA   uint64 // the superblock's end-of-file address as on disk, relative to the base
 	dsets   map[string]*dsWriter
+	heap    *heapWriter // the global heap collection being filled (NewVlen)
 	order   []*dsWriter // datasets in the order first touched
 	err     error       // sticky: the first write error
 	fresh   bool        // written past the old end of file since the last sync

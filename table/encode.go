@@ -30,11 +30,16 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Encode returns the stored elements of a's values, Type.Size bytes each:
 // numbers at the column's width and byte order, labels turned into their
-// codes, strings padded as the type pads them, nulls as the fill value. A
+// codes, strings padded as the type pads them, nulls as the fill value;
+// variable-length strings, and the labels of a categorical column whose
+// labels can grow, staged for Append and Update (see vlen.go). A
 // value the column cannot hold is an error naming its row of a.
 func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 	if err := c.Writable(); err != nil {
 		return nil, err
+	}
+	if c.isVlen() || c.growsLabels() {
+		return c.encodeStaged(a)
 	}
 	n := a.Len()
 	packed := make([]byte, 0, n*c.ElemSize)
@@ -76,17 +81,20 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 }
 
 // Writable reports, as an error naming the column, why it cannot take
-// new values (Encode): variable-length strings and text need heap
-// storage this writer does not allocate.
+// new values (Encode): columns shown as text (variable-length sequences,
+// revised references) and other types without a fixed size (but
+// variable-length strings).
 func (c *Column) Writable() error {
-	if c.ElemSize == 0 || c.conv.kind == cvVlenStr || c.conv.kind == cvText {
+	if (c.ElemSize == 0 && !c.isVlen()) || c.conv.kind == cvText {
 		return fmt.Errorf("%s: %s columns cannot take new values", c.Path, c.HDF5Type)
 	}
 	return nil
 }
 
 // EncodeRaw returns the stored elements of packed little-endian elements
-// as ReadRaw gives them (ElemSize bytes each).
+// as ReadRaw gives them (ElemSize bytes each); the codes of a categorical
+// column whose labels can grow staged as their labels, as Encode gives
+// them.
 func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 	if c.ElemSize == 0 || len(packed)%c.ElemSize != 0 {
 		return nil, fmt.Errorf("%s: %d raw bytes are not whole elements of %d bytes", c.Path, len(packed), c.ElemSize)
@@ -100,7 +108,11 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 			}
 		}
 	}
-	return c.fromPacked(packed)
+	stored, err := c.fromPacked(packed)
+	if err != nil || !c.growsLabels() {
+		return stored, err
+	}
+	return c.stageCodes(stored)
 }
 
 // fromPacked turns packed little-endian elements into stored ones.
@@ -318,10 +330,7 @@ func padString(t *h5core.Datatype, s string) ([]byte, error) {
 // a categorical label in its value type), or of entry i of a dictionary
 // array of labels.
 func (c *converter) code(a arrow.Array, i int) (int64, error) {
-	label := a.ValueStr(i)
-	if d, ok := a.(*array.Dictionary); ok {
-		label = d.Dictionary().ValueStr(d.GetValueIndex(i))
-	}
+	label := labelOf(a, i)
 	codes, err := c.labelCodes()
 	if err != nil {
 		return 0, err
@@ -331,6 +340,15 @@ func (c *converter) code(a arrow.Array, i int) (int64, error) {
 		return 0, fmt.Errorf("%q is not one of the column's labels", label)
 	}
 	return code, nil
+}
+
+// labelOf returns label i of a (its text, Arrow's ValueStr), or of
+// entry i of a dictionary array of labels.
+func labelOf(a arrow.Array, i int) string {
+	if d, ok := a.(*array.Dictionary); ok {
+		return d.Dictionary().ValueStr(d.GetValueIndex(i))
+	}
+	return a.ValueStr(i)
 }
 
 // labelCodes returns the code of each label of an enum or categorical

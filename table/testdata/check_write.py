@@ -69,8 +69,9 @@ class Model:
         fill = fill_value(ds)
         isf = dt.kind == "f"
         keys, missing, nan, canon = [], [], [], []
+        vstr = h5py.check_string_dtype(dt) is not None and dt.kind == "O"  # vlen strings: bytes as stored
         for v in arr:
-            if dt.kind in "SV":  # strings (trailing NULs dropped), opaque bytes
+            if dt.kind in "SV" or vstr:  # strings (trailing NULs dropped), opaque bytes
                 key = bytes(v).rstrip(b"\0") if dt.kind == "S" else bytes(v)
                 keys.append(key)
                 missing.append(key == (bytes(fill).rstrip(b"\0") if dt.kind == "S" else bytes(fill)))
