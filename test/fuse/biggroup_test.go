@@ -41,28 +41,7 @@ func TestBigGroup(t *testing.T) {
 	}
 	t.Logf("made %d members in %v", bigGroupMembers, time.Since(start).Round(time.Millisecond))
 
-	mp := t.TempDir()
-	mount := exec.Command(fusetest.Binary(t), "mount", "-f", name, mp)
-	mount.Stderr = os.Stderr
-	if err := mount.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(mp, 0); err != nil {
-			t.Errorf("unmount %s: %v", mp, err)
-		}
-		mount.Wait()
-	})
-	for i := 0; ; i++ {
-		if _, err := os.Stat(filepath.Join(mp, "g")); err == nil {
-			break
-		}
-		if i == 300 {
-			t.Fatalf("mount at %s not ready after 30 s", mp)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-
+	mp, pid := fusetest.StartMount(t, fusetest.Binary(t), name)
 	done := make(chan struct{})
 	peak := make(chan int64)
 	go func() {
@@ -70,7 +49,7 @@ func TestBigGroup(t *testing.T) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if n, err := fusetest.VmRSS(mount.Process.Pid); err == nil {
+			if n, err := fusetest.VmRSS(pid); err == nil {
 				most = max(most, n)
 			}
 			select {

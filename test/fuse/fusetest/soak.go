@@ -38,8 +38,31 @@ func SoakMount(t *testing.T, srcs []string) (mp string, pid int, files []string)
 			t.Fatal(err)
 		}
 	}
+	mp, pid = StartMount(t, bin, dir)
+	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mp, pid, files
+}
+
+// StartMount mounts src (an HDF5 file or a directory of them) with the
+// h5fs binary bin in the foreground, a process of its own as a user's
+// mount is, at a new temporary directory, and returns it once the mount
+// shows something, with the mount's process id. The mount goes away when
+// the test ends.
+func StartMount(t testing.TB, bin, src string) (mp string, pid int) {
+	t.Helper()
 	mp = t.TempDir()
-	mount := exec.Command(bin, "mount", "-f", dir, mp)
+	mount := exec.Command(bin, "mount", "-f", src, mp)
 	mount.Stderr = os.Stderr
 	if err := mount.Start(); err != nil {
 		t.Fatal(err)
@@ -59,19 +82,7 @@ func SoakMount(t *testing.T, srcs []string) (mp string, pid int, files []string)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mp, mount.Process.Pid, files
+	return mp, mount.Process.Pid
 }
 
 // SoakReader reads one file and returns what it found, keyed by the way
