@@ -90,6 +90,9 @@ func FuzzExternalLinkResolution(f *testing.F) {
 	f.Add("/chain/x/../y", "${ORIGIN}:${ORIGIN}/sub::/nonexistent")
 	f.Add("/loop/loop", "")
 	f.Fuzz(func(t *testing.T, path, prefix string) {
+		if strings.ContainsRune(prefix, 0) {
+			return // no environment variable holds a NUL
+		}
 		t.Setenv(ExtPrefixEnv, prefix)
 		h, err := Open(filepath.Join(dir, "master.h5"))
 		if err != nil {

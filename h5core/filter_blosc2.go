@@ -610,24 +610,27 @@ func (a *b2ndArray) decode(f *b2frame, out []byte) ([]byte, error) {
 	if total == 0 {
 		return dst, nil
 	}
+	// The plugins store an HDF5 chunk as one B2ND chunk of its own shape,
+	// padded to whole blocks: at most twice each dimension. More padding
+	// than that is refused before anything is allocated.
+	limit := total << ndim
 	grid := make([]int64, ndim)  // chunks per dimension
 	bgrid := make([]int64, ndim) // blocks per dimension of a chunk
-	blockElems, chunkBytes := int64(1), es
+	blockElems, chunkBytes, nchunks := int64(1), es, int64(1)
 	for i := range a.shape {
 		grid[i] = (a.shape[i] + a.chunkshape[i] - 1) / a.chunkshape[i]
 		bgrid[i] = (a.chunkshape[i] + a.blockshape[i] - 1) / a.blockshape[i]
+		ext := bgrid[i] * a.blockshape[i]
+		if ext > limit/chunkBytes || grid[i] > limit/chunkBytes/ext/nchunks {
+			return nil, fmt.Errorf("blosc2 B2ND array of %d bytes in chunks of shape %v, blocks of %v: padding exceeds twice each dimension",
+				total, a.chunkshape, a.blockshape)
+		}
 		blockElems *= a.blockshape[i]
-		chunkBytes *= bgrid[i] * a.blockshape[i]
-	}
-	nchunks := int64(1)
-	for _, g := range grid {
-		nchunks *= g
+		chunkBytes *= ext
+		nchunks *= grid[i]
 	}
 	if nchunks != int64(len(f.offsets)) {
 		return nil, fmt.Errorf("blosc2 B2ND array of %d chunks in a frame of %d", nchunks, len(f.offsets))
-	}
-	if chunkBytes > total<<ndim+1<<20 {
-		return nil, fmt.Errorf("blosc2 B2ND chunks of %d bytes for an array of %d", chunkBytes, total)
 	}
 	buf := getFilterBuf(int(chunkBytes))
 	defer putFilterBuf(buf)

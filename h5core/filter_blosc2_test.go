@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"math"
 	"strings"
@@ -90,6 +91,61 @@ func TestBlosc2Chunks(t *testing.T) {
 				t.Fatalf("got %x, want %x", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestBlosc2BareZlibChunk decodes a bare Blosc2 chunk (no frame, as older
+// PyTables plugins stored them) with the zlib codec, which the plugin build
+// that wrote the corpus lacks: two blocks of byte-shuffled int32s, the first
+// split into one zlib stream per byte of the item, the last (short) block
+// one stream.
+func TestBlosc2BareZlibChunk(t *testing.T) {
+	const n, blockItems = 300, 200
+	want := make([]byte, 4*n)
+	for i := range n {
+		binary.LittleEndian.PutUint32(want[4*i:], uint32(i*i))
+	}
+	deflate := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := zlib.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	var blocks [][]byte
+	for start := 0; start < len(want); start += 4 * blockItems {
+		block := want[start:min(len(want), start+4*blockItems)]
+		shuffled, err := encodeShuffle([]uint32{4}, block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nstreams := 4
+		if len(block) < 4*blockItems {
+			nstreams = 1
+		}
+		var b []byte
+		part := len(block) / nstreams
+		for s := range nstreams {
+			z := deflate(shuffled[s*part : (s+1)*part])
+			b = append(binary.LittleEndian.AppendUint32(b, uint32(len(z))), z...)
+		}
+		blocks = append(blocks, b)
+	}
+	var filters [6]byte
+	filters[5] = blosc2Shuffle
+	body := make([]byte, 4*len(blocks))
+	for i, b := range blocks {
+		binary.LittleEndian.PutUint32(body[4*i:], uint32(32+len(body)))
+		body = append(body, b...)
+	}
+	chunk := append(blosc2TestHeader(bloscZlib<<5, 4, len(want), 4*blockItems, 32, filters, 0, 0), body...)
+	binary.LittleEndian.PutUint32(chunk[12:], uint32(len(chunk)))
+	got, err := decodeChunk([]Filter{{ID: FilterBlosc2}}, 0, chunk, len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("decoded values differ")
 	}
 }
 

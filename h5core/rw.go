@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -172,6 +173,9 @@ func (w *RW) Close() error {
 	var err error
 	if w.tx != nil {
 		err = w.tx.Rollback()
+	}
+	if serr := w.fsys.SyncDir(filepath.Dir(JournalPath(w.name))); err == nil {
+		err = serr // the last commit's removal of its journal
 	}
 	if cerr := w.fh.Close(); err == nil {
 		err = cerr

@@ -118,7 +118,7 @@ func TestWriteInPlace(t *testing.T) {
 }
 
 // TestRollback: a rolled-back transaction leaves the file byte for byte
-// as it was, whether or not a barrier had already overwritten bytes.
+// as it was, whether or not its overwrites had already reached the file.
 func TestRollback(t *testing.T) {
 	for _, barrier := range []bool{false, true} {
 		p := copyFixture(t, "latest")
@@ -138,11 +138,11 @@ func TestRollback(t *testing.T) {
 			t.Fatal(err)
 		}
 		if barrier {
-			if err := tx.Barrier(); err != nil {
+			if err := h5core.ApplyUncommitted(tx); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
-				t.Errorf("no journal after a barrier that overwrote bytes: %v", err)
+				t.Errorf("no journal after overwriting bytes: %v", err)
 			}
 		}
 		if err := tx.Rollback(); err != nil {
@@ -274,9 +274,10 @@ func TestLocking(t *testing.T) {
 	rw.Close()
 }
 
-// TestRecoverAtOpen leaves a hot journal behind (a crash after a
-// barrier) and checks that opening the file, for writing (OpenRW) or for
-// reading (Open, as every h5fs command and the mount do), rolls it back.
+// TestRecoverAtOpen leaves a hot journal behind (a crash just before the
+// commit point) and checks that opening the file, for writing (OpenRW) or
+// for reading (Open, as every h5fs command and the mount do), rolls it
+// back.
 func TestRecoverAtOpen(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -297,15 +298,15 @@ func TestRecoverAtOpen(t *testing.T) {
 			if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.Barrier(); err != nil {
+			if err := h5core.ApplyUncommitted(tx); err != nil {
 				t.Fatal(err)
 			}
 			// crash: the process dies with the journal hot (no Close)
 			if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
-				t.Fatal("no journal after the barrier")
+				t.Fatal("no journal after the overwrites")
 			}
 			if now, _ := os.ReadFile(p); bytes.Equal(now, orig) {
-				t.Fatal("the barrier changed nothing")
+				t.Fatal("the overwrites changed nothing")
 			}
 			f, err := tc.open(p)
 			if err != nil {
@@ -430,7 +431,7 @@ func TestRecoverLocked(t *testing.T) {
 	if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Barrier(); err != nil {
+	if err := h5core.ApplyUncommitted(tx); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := h5core.Recover(p); ok || !errors.Is(err, h5core.ErrLocked) {

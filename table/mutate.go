@@ -12,8 +12,8 @@ import (
 
 // Tx is the write transaction a mutation runs in (h5core.Tx): datasets
 // and objects named by absolute path, element bytes in the file's format.
-// The caller begins it and, once the mutation returns, commits it (the
-// final barrier) or rolls it back.
+// The caller begins it and, once the mutation returns, commits it (every
+// write made durable, in the order its barriers set) or rolls it back.
 type Tx interface {
 	SetExtent(path string, dims []uint64) error
 	WriteAt(path string, p []byte, off int64) error
