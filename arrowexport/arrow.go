@@ -43,7 +43,20 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 	}
 	r.view = v
 	if r.fixedNonNull() {
-		if l, err := r.plan(); err == nil {
+		plan := r.plan
+		if key, ok := shapeKey(r.schema, rows, unit); ok {
+			plan = func() (*framedLayout, error) {
+				if l, ok := arrowLayouts.load(key); ok {
+					return l, nil
+				}
+				l, err := r.plan()
+				if err == nil {
+					arrowLayouts.store(key, l)
+				}
+				return l, err
+			}
+		}
+		if l, err := plan(); err == nil {
 			v.setLayout(l)
 		} else if opts.Logf != nil {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)

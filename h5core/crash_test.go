@@ -71,6 +71,52 @@ func TestCrashReplayAppend(t *testing.T) {
 	}
 }
 
+// updateTx is an update and a truncation as HEP001 makes them: elements
+// rewritten inside the extent (in place in /t/a; /t/b is gzip-filtered,
+// so its chunk moves to the end of file and its index entry changes), a
+// barrier, then NROWS lowered as the commit point.
+func updateTx(rw *h5core.RW) error {
+	tx, err := rw.Begin()
+	if err != nil {
+		return err
+	}
+	if err := tx.WriteAt("/t/a", le(8, false, -1, -2), 2*8); err != nil {
+		return err
+	}
+	if err := tx.WriteAt("/t/b", le(8, true, 0.5), 5*8); err != nil {
+		return err
+	}
+	if err := tx.Barrier(); err != nil {
+		return err
+	}
+	if err := tx.SetAttribute("/t", "NROWS", le(8, false, 8)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// TestCrashReplayUpdate replays updateTx on every fixture, user-block
+// ones too: after recovery libhdf5 sees the old or the new file; before
+// it, the old or the new NROWS, and the new values whenever NROWS is new.
+func TestCrashReplayUpdate(t *testing.T) {
+	for _, fixture := range []string{"earliest", "latest", "earliest_ub", "latest_ub"} {
+		t.Run(fixture, func(t *testing.T) {
+			n, err := crashtest.CheckNROWSCommit(t, copyFixture(t, fixture), "/t", &crashtest.Recorder{}, updateTx, func(before, newD crashtest.FileDigest) error {
+				for _, p := range []string{"/t/a", "/t/b"} {
+					if !reflect.DeepEqual(before.Datasets[p], newD.Datasets[p]) {
+						return fmt.Errorf("before recovery NROWS is new but %s is not", p)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d crash states checked", n)
+		})
+	}
+}
+
 // TestCrashReplayCatchesMissingSync drops the journal's fsyncs from the
 // record (as if the code forgot them): the harness must find a crash
 // state that loses the journal and leaves a torn file.

@@ -86,7 +86,7 @@ type killWorkload struct {
 	step func(mp string, i int) error
 	// early: the kill does not wait for the first write to complete and
 	// a random delay after it; inCommit: it waits for a commit's rollback
-	// journal to appear, then a random delay (0–20 ms). Both: a kill
+	// journal to appear, then a random delay (0–2 ms). Both: a kill
 	// inside the first write's commit.
 	early, inCommit bool
 	// check checks the file at name with libhdf5 when done writes had
@@ -329,7 +329,7 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 			}
 			time.Sleep(100 * time.Microsecond)
 		}
-		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
 	}
 	daemon.Process.Kill()
 	daemon.Wait()
