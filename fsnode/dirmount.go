@@ -596,18 +596,37 @@ type reopener struct {
 }
 
 // ReadAt implements io.ReaderAt.
-func (r *reopener) ReadAt(p []byte, off int64) (int, error) {
+func (r *reopener) ReadAt(p []byte, off int64) (n int, err error) {
+	if e := r.with(func(fh *os.File) { n, err = fh.ReadAt(p, off) }); e != nil {
+		return 0, e
+	}
+	return n, err
+}
+
+// Stat returns what the descriptor tells of the file: h5core looks up
+// the file's size again when a structure points past the end it knew (a
+// writer has extended the file).
+func (r *reopener) Stat() (st os.FileInfo, err error) {
+	if e := r.with(func(fh *os.File) { st, err = fh.Stat() }); e != nil {
+		return nil, e
+	}
+	return st, err
+}
+
+// with calls fn with the open descriptor, opening the file again if the
+// pool closed it.
+func (r *reopener) with(fn func(*os.File)) error {
 	for {
 		r.mu.RLock()
 		if fh := r.fh; fh != nil {
-			n, err := fh.ReadAt(p, off)
+			fn(fh)
 			r.mu.RUnlock()
 			r.pool.use(r)
-			return n, err
+			return nil
 		}
 		r.mu.RUnlock()
 		if err := r.reopen(); err != nil {
-			return 0, err
+			return err
 		}
 	}
 }

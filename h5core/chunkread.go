@@ -164,10 +164,10 @@ func (ds *Dataset) readDirect(idx chunkIndex, p []byte, off int64, s []uint64) e
 	if want := ds.geom.chunkBytes(); loc.size < want {
 		return formatErr(loc.addr, "chunk %v holds %d bytes, expected %d", s, loc.size, want)
 	}
-	abs := loc.addr + ds.f.base
-	if abs < loc.addr || loc.size > uint64(ds.f.size) || abs > uint64(ds.f.size)-loc.size {
-		return formatErr(loc.addr, "chunk %v of %d bytes lies beyond the end of the file (%d bytes)", s, loc.size, ds.f.size)
+	if !ds.f.holds(loc.addr, loc.size) {
+		return formatErr(loc.addr, "chunk %v of %d bytes lies beyond the end of the file (%d bytes)", s, loc.size, ds.f.Size())
 	}
+	abs := loc.addr + ds.f.base
 	ds.copyChunk(p, off, s, func(dst []byte, src int64) {
 		if err != nil {
 			return

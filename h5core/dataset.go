@@ -337,11 +337,10 @@ func (ds *Dataset) read(p []byte, off int64) error {
 			fillRepeat(p, ds.fill, off)
 			return nil
 		}
-		abs := l.addr + ds.f.base + uint64(off)
-		if abs+uint64(len(p)) > uint64(ds.f.size) {
+		if !ds.f.holds(l.addr+uint64(off), uint64(len(p))) {
 			return formatErr(l.addr, "contiguous data runs past the end of the file")
 		}
-		_, err := ds.f.r.ReadAt(p, int64(abs))
+		_, err := ds.f.r.ReadAt(p, int64(l.addr+ds.f.base+uint64(off)))
 		if err != nil && err != io.EOF {
 			return err
 		}

@@ -324,7 +324,7 @@ func (x *extensibleArrayIndex) walk(visit func(first uint64, b []byte, at uint64
 	if err := visit(0, ib[head:head+x.idxBlkElmts*es], x.iblk+head); err != nil {
 		return err
 	}
-	budget := uint64(x.f.size) / es // distinct entries the file has room for
+	budget := uint64(x.f.Size()) / es // distinct entries the file has room for
 	for u := 0; u < x.nsblks && x.idxBlkElmts+x.sblkStart(u) < x.maxIdx; u++ {
 		start := x.idxBlkElmts + x.sblkStart(u)
 		var sb []byte

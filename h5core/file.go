@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // File is an open HDF5 file. It reads through an io.ReaderAt with
@@ -15,7 +17,7 @@ import (
 type File struct {
 	r    io.ReaderAt
 	name string
-	size int64 // bytes available through r
+	size atomic.Int64 // bytes known to be available through r (see holds)
 	base uint64
 	so   int // size of offsets
 	sl   int // size of lengths
@@ -86,8 +88,9 @@ func OpenWith(name string, opt Options) (*File, error) {
 // NewFile reads the HDF5 file of the given size from r. name is used in
 // error messages only.
 func NewFile(r io.ReaderAt, size int64, name string, opt Options) (*File, error) {
-	f := &File{r: r, name: name, size: size,
+	f := &File{r: r, name: name,
 		gheaps: map[uint64]*globalHeap{}, headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}}
+	f.size.Store(size)
 	if err := f.readSuperblock(); err != nil {
 		return nil, withPath(err, name, "superblock")
 	}
@@ -121,8 +124,9 @@ func (f *File) Close() error {
 // Name returns the name the file was opened with.
 func (f *File) Name() string { return f.name }
 
-// Size returns the size in bytes of the underlying file.
-func (f *File) Size() int64 { return f.size }
+// Size returns the size in bytes of the underlying file, as last known:
+// the size it was opened with, or a greater one found since (see holds).
+func (f *File) Size() int64 { return f.size.Load() }
 
 // SuperblockVersion returns the version of the file's superblock.
 func (f *File) SuperblockVersion() int { return int(f.sb.version) }
@@ -130,18 +134,53 @@ func (f *File) SuperblockVersion() int { return int(f.sb.version) }
 // UserBlockSize returns the size of the user block before the superblock.
 func (f *File) UserBlockSize() uint64 { return f.base }
 
+// statter is a reader that can tell the current size of what it reads,
+// as *os.File does.
+type statter interface{ Stat() (fs.FileInfo, error) }
+
+// holds reports whether n bytes at relative address addr lie in the file.
+// A range past the known end has the file's size looked up again when the
+// reader can tell it: another process (a libhdf5 SWMR writer, h5py
+// appending rows) may have extended the file since it was opened, and
+// the structures read since (the file is read lazily, and in place) may
+// point into the new part. Such a range is then read as it is on disk; a
+// range past the file's real end is still refused.
+func (f *File) holds(addr, n uint64) bool {
+	abs := addr + f.base
+	if addr == undefAddr || abs < addr || abs+n < abs {
+		return false
+	}
+	if abs+n <= uint64(f.size.Load()) {
+		return true
+	}
+	s, ok := f.r.(statter)
+	if !ok {
+		return false
+	}
+	st, err := s.Stat()
+	if err != nil {
+		return false
+	}
+	for {
+		old := f.size.Load()
+		if st.Size() <= old || f.size.CompareAndSwap(old, st.Size()) {
+			break
+		}
+	}
+	return abs+n <= uint64(f.size.Load())
+}
+
 // read returns n bytes at relative address addr, refusing ranges that do
 // not lie inside the file.
 func (f *File) read(addr, n uint64) ([]byte, error) {
 	if addr == undefAddr {
 		return nil, formatErr(addr, "read at undefined address")
 	}
-	abs := addr + f.base
-	if abs < addr || n > uint64(f.size) || abs > uint64(f.size)-n {
-		return nil, formatErr(addr, "%d bytes at %#x lie beyond the end of the file (%d bytes)", n, addr, f.size)
+	if !f.holds(addr, n) {
+		return nil, formatErr(addr, "%d bytes at %#x lie beyond the end of the file (%d bytes)", n, addr, f.Size())
 	}
 	b := make([]byte, n)
-	if _, err := f.r.ReadAt(b, int64(abs)); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+	if _, err := f.r.ReadAt(b, int64(addr+f.base)); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
 		return nil, formatErr(addr, "read %d bytes: %v", n, err)
 	}
 	return b, nil
@@ -150,12 +189,12 @@ func (f *File) read(addr, n uint64) ([]byte, error) {
 // readUpTo reads at most n bytes at addr, fewer if the file ends first. It
 // is used for structures whose length is only known after decoding.
 func (f *File) readUpTo(addr, n uint64) ([]byte, error) {
-	abs := addr + f.base
-	if addr == undefAddr || abs < addr || abs >= uint64(f.size) {
-		return nil, formatErr(addr, "address %#x is beyond the end of the file (%d bytes)", addr, f.size)
-	}
-	if left := uint64(f.size) - abs; n > left {
-		n = left
+	if !f.holds(addr, n) {
+		abs, end := addr+f.base, uint64(f.Size())
+		if addr == undefAddr || abs < addr || abs >= end {
+			return nil, formatErr(addr, "address %#x is beyond the end of the file (%d bytes)", addr, end)
+		}
+		n = end - abs
 	}
 	return f.read(addr, n)
 }

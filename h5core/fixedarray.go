@@ -317,12 +317,6 @@ func (c *blockCache) get(f *File, addr, n uint64, what string, check func([]byte
 	return b, nil
 }
 
-// holds reports whether n bytes at relative address addr lie in the file.
-func (f *File) holds(addr, n uint64) bool {
-	abs := addr + f.base
-	return addr != undefAddr && abs >= addr && n <= uint64(f.size) && abs <= uint64(f.size)-n
-}
-
 // bitSet reports bit i of a bitmap stored most significant bit first.
 func bitSet(bitmap []byte, i uint64) bool {
 	return i/8 < uint64(len(bitmap)) && bitmap[i/8]&(0x80>>(i%8)) != 0

@@ -68,9 +68,11 @@ func FuzzMessages(f *testing.F) {
 // rawFile wraps arbitrary bytes as a file with 8-byte offsets and lengths
 // and no superblock, so single structures can be decoded at address 0.
 func rawFile(b []byte) *File {
-	return &File{r: bytes.NewReader(b), size: int64(len(b)), name: "fuzz", so: 8, sl: 8,
+	f := &File{r: bytes.NewReader(b), name: "fuzz", so: 8, sl: 8,
 		headers: map[uint64]*objectHeader{}, links: map[uint64][]Link{}, gheaps: map[uint64]*globalHeap{},
 		cache: newChunkCache(1 << 20), maxChunk: 1 << 20}
+	f.size.Store(int64(len(b)))
+	return f
 }
 
 // FuzzSuperblock decodes arbitrary bytes as a superblock (any version).

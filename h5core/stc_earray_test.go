@@ -91,7 +91,8 @@ func TestStructuredPagedExtensibleArray(t *testing.T) {
 	h = le.AppendUint32(h, Checksum(h))
 	copy(b[hdr:], h)
 
-	f := &File{r: bytes.NewReader(b), size: int64(len(b)), so: 8, sl: 8}
+	f := &File{r: bytes.NewReader(b), so: 8, sl: 8}
+	f.size.Store(int64(len(b)))
 	l := &layout{addr: hdr, index: IndexExtensibleArr, stc: &stcLayout{sections: 2, csl: 2}}
 	g := &chunkGeom{dims: []uint64{6, 18}, maxDims: []uint64{6, unlimited}, chunk: []uint64{2, 2}, elemSize: 4}
 	x, err := f.newChunkIndex(l, g)

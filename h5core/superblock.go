@@ -26,7 +26,7 @@ const maxUserBlock = 1 << 40
 func (f *File) readSuperblock() error {
 	var at int64 = -1
 	sig := make([]byte, 8)
-	for off := int64(0); off+8 <= f.size && off <= maxUserBlock; {
+	for off := int64(0); off+8 <= f.Size() && off <= maxUserBlock; {
 		if _, err := f.r.ReadAt(sig, off); err != nil {
 			return &FormatError{File: f.name, Offset: off, What: "read signature: " + err.Error()}
 		}

@@ -111,7 +111,7 @@ func (tx *Tx) alloc(n uint64) uint64 {
 	tx.eoa += n
 	if end := int64(tx.eoa + tx.w.f.base); end > tx.w.ov.size {
 		tx.w.ov.size = end
-		tx.w.f.size = end
+		tx.w.f.size.Store(end)
 	}
 	return a
 }
