@@ -2,8 +2,10 @@ package fuse_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
@@ -144,4 +149,157 @@ func TestFileChangesSWMR(t *testing.T) {
 	if n := strings.Count(buf.String(), "\n"); n != 10+run%7+steps*rows+1 {
 		t.Errorf("events.csv: %d lines at the end", n)
 	}
+}
+
+// TestFileChangesSWMRViews has a libhdf5 SWMR writer append to a mounted
+// file without pausing between flushes: the writer puts new chunks and
+// chunk index blocks past the old end of file, then updates the index in
+// place, so a view opened on a tree made before a flush meets structures
+// of the later state beyond the end that tree knew (see readWhileAppending).
+func TestFileChangesSWMRViews(t *testing.T) {
+	const run, steps, rows = 3, 300, 5
+	file := filepath.Join(t.TempDir(), "swmr.h5")
+	appendRun(t, "swmr-create", file, strconv.Itoa(run))
+	readWhileAppending(t, file, run, 10+run%7+steps*rows, "swmr", file, strconv.Itoa(steps), strconv.Itoa(rows), "0")
+}
+
+// TestFileChangesPlainViews has h5py append to a mounted file (libhdf5
+// without SWMR: a v1 B-tree chunk index, the file opened and closed at
+// each step, freed space used again; a pause of 20 ms between steps, so
+// that the readers meet many states) while it is read as in
+// TestFileChangesSWMRViews.
+func TestFileChangesPlainViews(t *testing.T) {
+	const steps, rows = 100, 5
+	file := filepath.Join(fusetest.MakeRuns(t, 1), "run0000.h5")
+	readWhileAppending(t, file, 0, 10+steps*rows, "plain-steps", file, strconv.Itoa(steps), strconv.Itoa(rows))
+}
+
+// readWhileAppending mounts file, a run file of run run, and runs
+// append_run.py with args, which appends to it, while readers read four
+// views of the table (column and table CSV, raw, Arrow) over and over,
+// each through a new open: every read succeeds and is one state of the
+// table (the prefix of the rows written, row i holding i*0.5+run), a
+// reader's row counts never go back, and once the writer is done the next
+// open shows the final rows.
+func readWhileAppending(t *testing.T, file string, run, final int, args ...string) {
+	var logs syncBuffer
+	mp := fusetest.MountFile(t, file, &logs)
+
+	// each view's reader returns the rows it read, checked
+	views := map[string]func([]byte) (int, error){
+		"events/energy.csv": func(b []byte) (int, error) { return energyRows(string(b), run) },
+		"events.csv": func(b []byte) (int, error) {
+			var col strings.Builder
+			col.WriteString("energy\n")
+			lines := strings.SplitAfter(string(b), "\n")
+			if lines[0] != "run,energy\n" {
+				return 0, fmt.Errorf("header %q", lines[0])
+			}
+			for i, l := range lines[1:] {
+				if l == "" {
+					continue
+				}
+				r, e, ok := strings.Cut(l, ",")
+				if !ok || r != strconv.Itoa(run) {
+					return 0, fmt.Errorf("row %d is %q", i, l)
+				}
+				col.WriteString(e)
+			}
+			return energyRows(col.String(), run)
+		},
+		"events/energy.raw": func(b []byte) (int, error) {
+			if len(b)%8 != 0 {
+				return 0, fmt.Errorf("%d bytes", len(b))
+			}
+			for i := 0; i < len(b)/8; i++ {
+				if v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])); v != float64(i)*0.5+float64(run) {
+					return 0, fmt.Errorf("row %d is %g; want %g (a torn state?)", i, v, float64(i)*0.5+float64(run))
+				}
+			}
+			return len(b) / 8, nil
+		},
+		"events.arrow": func(b []byte) (int, error) {
+			r, err := ipc.NewFileReader(bytes.NewReader(b), ipc.WithAllocator(memory.DefaultAllocator))
+			if err != nil {
+				return 0, err
+			}
+			defer r.Close()
+			n := 0
+			for k := range r.NumRecords() {
+				rec, err := r.RecordBatch(k)
+				if err != nil {
+					return 0, err
+				}
+				e := rec.Column(1).(*array.Float64)
+				for i := range e.Len() {
+					if e.IsNull(i) || e.Value(i) != float64(n)*0.5+float64(run) {
+						return 0, fmt.Errorf("row %d is %v; want %g (a torn state?)", n, e.ValueStr(i), float64(n)*0.5+float64(run))
+					}
+					n++
+				}
+			}
+			return n, nil
+		},
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		appendRun(t, args...)
+	}()
+	type result struct {
+		reads, last, errs int
+		seen              map[int]bool
+	}
+	results := make(map[string]*result)
+	var mu sync.Mutex
+	for view, check := range views {
+		res := &result{seen: map[int]bool{}}
+		results[view] = res
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for running := true; running; {
+				select {
+				case <-done:
+					running = false
+				default:
+				}
+				b, err := os.ReadFile(filepath.Join(mp, view))
+				var n int
+				if err == nil {
+					n, err = check(b)
+				}
+				mu.Lock()
+				if err == nil && n < res.last {
+					err = fmt.Errorf("%d rows after %d", n, res.last)
+				}
+				if err != nil {
+					if res.errs++; res.errs <= 3 { // and counted below
+						t.Errorf("%s, read %d: %v", view, res.reads, err)
+					}
+				}
+				res.last = max(res.last, n)
+				res.seen[n] = true
+				res.reads++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	time.Sleep(300 * time.Millisecond) // the mount's grace for new states
+	for view, check := range views {
+		b, err := os.ReadFile(filepath.Join(mp, view))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := check(b); n != final || err != nil {
+			t.Errorf("%s once the writer is done: %d rows (%v); want %d", view, n, err, final)
+		}
+		res := results[view]
+		t.Logf("%s: %d reads, %d failed, %d distinct states", view, res.reads, res.errs, len(res.seen))
+	}
+	t.Logf("log of the mount:\n%s", logs.String())
 }

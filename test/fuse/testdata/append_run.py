@@ -4,9 +4,15 @@ process would. Row i of the events table always holds run and
 energy = i * 0.5 + run, so a reader can tell a consistent state.
 
 usage: append_run.py plain FILE ROWS      append ROWS rows, add dataset /extra
+       append_run.py plain-steps FILE STEPS ROWS [PAUSE]
+                                           append ROWS rows STEPS times, opening
+                                           and closing the file each time and
+                                           then pausing PAUSE seconds (0.02)
        append_run.py swmr-create FILE RUN  write a run file SWMR writers can open
-       append_run.py swmr FILE STEPS ROWS  as a libhdf5 SWMR writer, append ROWS
-                                           rows STEPS times, flushing each"""
+       append_run.py swmr FILE STEPS ROWS [PAUSE]
+                                           as a libhdf5 SWMR writer, append ROWS
+                                           rows STEPS times, flushing each and
+                                           then pausing PAUSE seconds (0.02)"""
 import sys
 import time
 
@@ -35,10 +41,17 @@ def main():
         with h5py.File(path, "a") as f:
             append(f, int(sys.argv[3]))
             f.create_dataset("extra", data=np.arange(4, dtype="<i2"))
+    elif mode == "plain-steps":
+        pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.02
+        for _ in range(int(sys.argv[3])):
+            with h5py.File(path, "a") as f:
+                append(f, int(sys.argv[4]))
+            time.sleep(pause)
     elif mode == "swmr-create":
         run_file(path, int(sys.argv[3]), libver="latest")
     elif mode == "swmr":
         steps, rows = int(sys.argv[3]), int(sys.argv[4])
+        pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.02
         with h5py.File(path, "a", libver="latest") as f:
             f.swmr_mode = True
             # One flush per step: the states a reader can see are those
@@ -46,7 +59,7 @@ def main():
             for _ in range(steps):
                 append(f, rows)
                 f.flush()
-                time.sleep(0.02)
+                time.sleep(pause)
     else:
         sys.exit(__doc__)
 
