@@ -35,7 +35,18 @@ type fileState struct {
 	size  int64
 	mtime int64 // nanoseconds
 	ino   uint64
+	// settled: the mtime was at least mtimeTick old. The kernel takes
+	// mtimes from a clock that advances by ticks, so a write in the tick
+	// of the last one (a SWMR writer updating headers in place) leaves
+	// size and mtime as they were; a state seen within the tick of its
+	// mtime so differs from the same state seen later, and a tree made
+	// from it is made again once the tick has passed.
+	settled bool
 }
+
+// mtimeTick bounds the tick of the clock the kernel stamps mtimes with
+// (a jiffy: 4 ms at HZ=250, 10 ms at HZ=100).
+const mtimeTick = 20 * time.Millisecond
 
 // statFile returns the state of the named file.
 func statFile(name string) (fileState, error) {
@@ -43,7 +54,7 @@ func statFile(name string) (fileState, error) {
 	if err != nil {
 		return fileState{}, err
 	}
-	s := fileState{size: st.Size(), mtime: st.ModTime().UnixNano()}
+	s := fileState{size: st.Size(), mtime: st.ModTime().UnixNano(), settled: time.Since(st.ModTime()) >= mtimeTick}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		s.ino = sys.Ino
 	}
