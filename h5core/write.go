@@ -56,6 +56,8 @@ type Tx struct {
 	order   []*dsWriter // datasets in the order first touched
 	err     error       // sticky: the first write error
 	fresh   bool        // written past the old end of file since the last sync
+	taken   []extent    // reused space (allocReusable), written in place
+	freed   []extent    // space no longer used, reusable after the commit
 	done    bool
 }
 
@@ -116,7 +118,7 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 	if abs+int64(len(b)) > tx.w.ov.size {
 		return fmt.Errorf("%s: write of %d bytes at %#x past the allocated end of file", tx.w.name, len(b), addr)
 	}
-	if abs < tx.oldSize {
+	if abs < tx.oldSize && !tx.inTaken(addr, uint64(len(b))) {
 		n := min(int64(len(b)), tx.oldSize-abs)
 		tx.w.ov.put(abs, b[:n])
 		b, abs = b[n:], abs+n
@@ -204,6 +206,7 @@ func (tx *Tx) Commit() error {
 	if err := tx.fail(tx.j.remove()); err != nil {
 		return err
 	}
+	tx.w.space.commit(tx.freed)
 	tx.done = true
 	tx.w.tx = nil
 	tx.w.f.resetCaches()
@@ -220,6 +223,7 @@ func (tx *Tx) Rollback() error {
 	w := tx.w
 	w.tx = nil
 	w.ov.pending = nil
+	w.space.giveBack(tx.taken)
 	var err error
 	if tx.j.fh != nil {
 		tx.j.fh.Close()
