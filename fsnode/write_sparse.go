@@ -142,6 +142,7 @@ func (t *Tree) refreshSparse(lt *liveTable) error {
 	if lt == nil {
 		return nil
 	}
+	gen := t.w.rw.Generation()
 	f, err := t.w.rw.Snapshot(h5core.Options{ChunkCacheBytes: snapshotChunkCache})
 	if err != nil {
 		return err
@@ -170,5 +171,24 @@ func (t *Tree) refreshSparse(lt *liveTable) error {
 		}
 	}
 	invalidate(changed)
+	t.w.bound.Store(gen)
 	return nil
+}
+
+// holdState keeps the space of the states the files show from being
+// reused by later commits (h5core.RW.Hold) until release is called: a
+// view taken after it reads its state whole. A read-only tree holds
+// nothing.
+func (t *Tree) holdState() (release func(), err error) {
+	if t.w == nil {
+		return func() {}, nil
+	}
+	for try := 0; ; try++ {
+		// a commit that reused space past bound also moved bound on,
+		// before the next try
+		release, err = t.w.rw.Hold(t.w.bound.Load())
+		if err == nil || try == 3 {
+			return release, err
+		}
+	}
 }

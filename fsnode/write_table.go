@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/h5fs/h5fs/arrowexport"
@@ -26,6 +27,8 @@ type writer struct {
 
 	mu   sync.Mutex            // serializes transactions and guards live
 	live map[string]*liveTable // by table path
+
+	bound atomic.Uint64 // no file shows a state older than this generation (holdState)
 }
 
 // liveTable is a table of a read-write mount: its files, to be shown
