@@ -72,26 +72,19 @@ func (t *Tree) newCOOAppender(path string) (Appender, error) {
 	w := t.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	o, err := w.rw.File().Open(path)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := o.Dataset()
-	if err != nil {
-		return nil, err
-	}
-	m, err := sparsecoo.Open(ds)
-	if err != nil {
-		return nil, err
-	}
-	p, err := arrowexport.NewCOOParser(m)
-	if err != nil {
-		return nil, err
-	}
 	sw, err := sparsecoo.NewWriter(w.rw, path)
 	if err != nil {
-		p.Release()
 		return nil, err
+	}
+	p, err := arrowexport.NewCOOParser(sw)
+	if err != nil {
+		return nil, err
+	}
+	if lt := w.live[path]; lt != nil {
+		if lt.chunks == nil {
+			lt.chunks = sparsecoo.NewChunks()
+		}
+		sw.Share(lt.chunks) // the appenders of the dataset commit one at a time
 	}
 	return &cooAppender{t: t, path: path, p: p, sw: sw}, nil
 }

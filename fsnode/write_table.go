@@ -10,6 +10,7 @@ import (
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/sparsecoo"
 	"github.com/h5fs/h5fs/table"
 )
 
@@ -38,6 +39,7 @@ type liveTable struct {
 	stem    string           // name of its whole-table files, "" until listed
 	files   map[string]*file // "up/" + whole-table file name, or "dir/" + name in its directory
 	pending map[string][]byte
+	chunks  *sparsecoo.Chunks // a sparse dataset's committed chunks, for its next commit
 }
 
 // tableOf returns the live table at path, registering it on first use.

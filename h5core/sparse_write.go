@@ -50,7 +50,7 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 		rec.unfiltered = []uint64{uint64(len(sec0)), uint64(len(vals))}
 		rec.masks = make([]uint32, 2)
 	}
-	var out []byte
+	out := make([]byte, 0, len(sec0)+len(vals))
 	for i, sec := range [][]byte{sec0, vals} {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
 			enc, mask, err := encodeChunk(ds.SectionFilters[i], sec)
@@ -103,11 +103,15 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 		}
 	}
 	total := product(g.chunk)
+	inside := true // the whole chunk lies inside the extent
+	for i, s := range scaled {
+		inside = inside && (s+1)*g.chunk[i] <= g.dims[i]
+	}
 	for _, p := range idx {
 		if p >= total {
 			return d.errf("chunk %v: position %d lies outside the chunk %v", scaled, p, g.chunk)
 		}
-		for i := len(g.chunk) - 1; i >= 0; i-- {
+		for i := len(g.chunk) - 1; i >= 0 && !inside; i-- {
 			if scaled[i]*g.chunk[i]+p%g.chunk[i] >= g.dims[i] {
 				return d.errf("chunk %v: position %d lies outside the extent %v", scaled, p, g.dims)
 			}
