@@ -72,7 +72,11 @@ func withStats(c *memColumn) statsMemColumn {
 			switch a := c.arr.(type) {
 			case *array.Int64:
 				v = a.Value(i)
+			case *array.Int32:
+				v = int64(a.Value(i))
 			case *array.Uint16:
+				v = uint64(a.Value(i))
+			case *array.Uint32:
 				v = uint64(a.Value(i))
 			case *array.Float32:
 				v = float64(a.Value(i))

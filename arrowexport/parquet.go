@@ -60,6 +60,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 	// the kernel reads ahead of what DuckDB asks for; rendering more would
 	// read column chunks that no query wants
 	v.units.noAhead = true
+	v.units.reuse = true // renderPlain renders into buffers from the cache
 	r.view = v
 	v.loadCached()
 	return v, nil
@@ -76,6 +77,7 @@ type parquetRenderer struct {
 	// Parquet leaf columns it has
 	colSchema []*arrow.Schema
 	leaves    []int
+	plain     []*plainColumn // per column: the plain form of its type, or nil
 
 	footOnce sync.Once
 	foot     *footerInfo // what the layout's footer says of each unit
@@ -103,6 +105,7 @@ func newParquetRenderer(t *Table) (*parquetRenderer, error) {
 		}
 		r.colSchema = append(r.colSchema, s)
 		r.leaves = append(r.leaves, ps.NumColumns())
+		r.plain = append(r.plain, plainColumnOf(f.Type, ps, r.props()))
 	}
 	return r, nil
 }
@@ -200,8 +203,7 @@ func (r *parquetRenderer) layout(read func(int) ([]arrow.Array, error)) (*framed
 	if err != nil {
 		return nil, err
 	}
-	tail := s.take()
-	foot, err := parquetFooter(tail)
+	foot, err := parquetFooter(s.take())
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +214,19 @@ func (r *parquetRenderer) layout(read func(int) ([]arrow.Array, error)) (*framed
 	if err != nil {
 		return nil, err
 	}
+	return r.arranged(md, foot, s.n-int64(len(foot)))
+}
+
+// arranged returns the layout of the file whose footer is foot, which md
+// decodes and which starts at end, with the column chunks arranged (see
+// arrange).
+func (r *parquetRenderer) arranged(md *metadata.FileMetaData, foot []byte, end int64) (*framedLayout, error) {
 	// the column chunks as written: row group i's column j is chunk
 	// i*ncols+j, each right after the one before
 	nu := r.nunits * len(r.t.Columns)
 	old, lens := make([]int64, nu), make([]int64, nu)
 	at := int64(len(parquetMagic))
+	var err error
 	for u := range nu {
 		i, j := u/len(r.t.Columns), u%len(r.t.Columns)
 		if old[u], err = columnChunkStart(md, i, r.leafBase(j)); err != nil {
@@ -228,8 +238,8 @@ func (r *parquetRenderer) layout(read func(int) ([]arrow.Array, error)) (*framed
 		}
 		at += lens[u]
 	}
-	if at != s.n-int64(len(foot)) {
-		return nil, fmt.Errorf("arrowexport: parquet footer starts at %d, not %d", s.n-int64(len(foot)), at)
+	if at != end {
+		return nil, fmt.Errorf("arrowexport: parquet footer starts at %d, not %d", end, at)
 	}
 	l := &framedLayout{Head: []byte(parquetMagic), Foot: foot, Units: lens}
 	if order, pos, end := r.arrange(lens); order != nil {
@@ -297,6 +307,9 @@ func (r *parquetRenderer) render(f int) ([]byte, error) {
 	r.view.mu.Lock()
 	size := int(r.view.lay.Units[f])
 	r.view.mu.Unlock()
+	if c, ok := rawArrow(r.t.Columns[j]); ok && r.plain[j] != nil && info.dense[u] {
+		return r.renderPlain(r.plain[j], c, i, j, int(info.bytes[u]), size)
+	}
 	a, buf, err := r.column(i, j, info.dense[u])
 	if err != nil {
 		return nil, err
@@ -340,6 +353,29 @@ func (r *parquetRenderer) render(f int) ([]byte, error) {
 	return body, nil
 }
 
+// renderPlain renders column j of row group i, which has no nulls and
+// whose plain form is p, from c's raw values into a buffer of the view's
+// unit cache: bytes long, padded with zero bytes to size.
+func (r *parquetRenderer) renderPlain(p *plainColumn, c arrowRawSource, i, j, bytes, size int) ([]byte, error) {
+	start, n := unitRange(i, r.unit, r.rows)
+	out := r.view.units.buffer(max(size, p.chunkBytes(int(n))))
+	out = out[:cap(out)]
+	m, err := p.render(out, int(n), func(at, k int, dst []byte) error {
+		if err := c.ReadRaw(start+int64(at), int64(k), dst); err != nil {
+			return fmt.Errorf("column %q rows [%d,%d): %w", r.t.Columns[j].Field().Name, start+int64(at), start+int64(at+k), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m != bytes || m > size {
+		return nil, fmt.Errorf("arrowexport: parquet row group %d column %d rendered as %d bytes, the footer has %d", i, j, m, bytes)
+	}
+	clear(out[m:size])
+	return out[:size], nil
+}
+
 // column returns column j of row group i: from its packed raw values when
 // they are its Arrow values and the column chunk has no nulls (dense),
 // else through Read. buf, if not nil, holds the values and goes back to
@@ -369,17 +405,11 @@ type arrowRawSource interface {
 // buffer of denseBufs; ok is false when c is not a fixed-width numeric
 // column whose raw values are its Arrow values.
 func denseArray(c ColumnSource, start, n int64) (a arrow.Array, pb *[]byte, ok bool, err error) {
-	rs, isRaw := c.(arrowRawSource)
+	rs, ok := rawArrow(c)
+	if !ok {
+		return nil, nil, false, nil
+	}
 	t := c.Field().Type
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
-		arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
-	default:
-		return nil, nil, false, nil
-	}
-	if !isRaw || !rs.RawIsArrow() || rs.ElemSize() != t.(arrow.FixedWidthDataType).BitWidth()/8 {
-		return nil, nil, false, nil
-	}
 	size := int(n) * rs.ElemSize()
 	pb, _ = denseBufs.Get().(*[]byte)
 	if pb == nil || cap(*pb) < size {
@@ -394,6 +424,23 @@ func denseArray(c ColumnSource, start, n int64) (a arrow.Array, pb *[]byte, ok b
 	d := array.NewData(t, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
 	defer d.Release()
 	return array.MakeFromData(d), pb, true, nil
+}
+
+// rawArrow returns c as an arrowRawSource when it is a fixed-width
+// numeric column whose packed raw values are its Arrow values.
+func rawArrow(c ColumnSource) (arrowRawSource, bool) {
+	rs, isRaw := c.(arrowRawSource)
+	t := c.Field().Type
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
+	default:
+		return nil, false
+	}
+	if !isRaw || !rs.RawIsArrow() || rs.ElemSize() != t.(arrow.FixedWidthDataType).BitWidth()/8 {
+		return nil, false
+	}
+	return rs, true
 }
 
 // denseBufs recycles the raw buffers of dense column chunks, so that a

@@ -43,3 +43,28 @@ func BenchmarkParquetFinalizeP4(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParquetRenderP4 measures rendering column x of P4's t.parquet
+// (each of its column chunks once, from a view whose layout is known):
+// what a DuckDB scan of sum(x) costs h5fs beside the FUSE layer.
+func BenchmarkParquetRenderP4(b *testing.B) {
+	t := benchTable(b, "p4.h5")
+	v, err := NewParquetView(t, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := v.Finalize(); err != nil {
+		b.Fatal(err)
+	}
+	fv := v.(*framedView)
+	// the big table's column chunks are laid out column by column
+	per := len(fv.lay.Units) / len(t.Columns)
+	b.SetBytes(t.Columns[1].Len() * 8)
+	for b.Loop() {
+		for f := per; f < 2*per; f++ {
+			if _, err := fv.checkedRender(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -105,6 +105,12 @@ func (r *parquetRenderer) shiftFooter(foot []byte, old, pos []int64) ([]byte, er
 			}
 		}
 	}
+	return encodeFooter(md)
+}
+
+// encodeFooter returns the footer that holds md: the file metadata, its
+// length and the closing magic.
+func encodeFooter(md *metadata.FileMetaData) ([]byte, error) {
 	var b bytes.Buffer
 	if _, err := md.WriteTo(&b, nil); err != nil {
 		return nil, err

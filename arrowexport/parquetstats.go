@@ -23,6 +23,9 @@ func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
 	if !ok {
 		return r.plan()
 	}
+	if r.allPlain() {
+		return r.plainLayout(mm)
+	}
 	return r.layout(func(i int) ([]arrow.Array, error) {
 		_, n := unitRange(i, r.unit, r.rows)
 		arrs := make([]arrow.Array, len(r.t.Columns))

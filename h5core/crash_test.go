@@ -57,7 +57,7 @@ func replayAppend(t *testing.T, fixture string, rec *crashtest.Recorder) (int, e
 }
 
 func TestCrashReplayAppend(t *testing.T) {
-	for _, fixture := range []string{"earliest", "latest"} {
+	for _, fixture := range []string{"earliest", "latest", "earliest_ub", "latest_ub"} {
 		t.Run(fixture, func(t *testing.T) {
 			n, err := replayAppend(t, fixture, &crashtest.Recorder{})
 			if err != nil {

@@ -132,8 +132,8 @@ func (w *RW) checkWritable() error {
 			return fmt.Errorf("%s: %w: its superblock's write-access flag is set (a writer has it open or crashed; h5clear -s clears it)", w.name, ErrLocked)
 		}
 	}
-	if sb.baseAddr != 0 {
-		return fmt.Errorf("%s: superblock base address %#x: %w", w.name, sb.baseAddr, ErrUnsupported)
+	if sb.eofAddr == undefAddr || sb.eofAddr < sb.baseAddr {
+		return fmt.Errorf("%s: superblock end-of-file address %#x lies before its base address %#x", w.name, sb.eofAddr, sb.baseAddr)
 	}
 	if w.f.sb.extAddr != undefAddr {
 		oh, err := w.f.objectHeader(w.f.sb.extAddr)

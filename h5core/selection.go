@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Encoded dataspace selections (the output of libhdf5's H5Sencode), as
@@ -49,8 +50,17 @@ type Selection struct {
 
 	shape  []uint64  // the chunk shape (the selection's extent)
 	points []uint64  // points: point-major coordinates, in stored order
-	spans  *spanList // hyperslab and all: the selected set
+	spans  *spanList // hyperslab and all: the selected set (see tree)
 	n      uint64    // selected positions
+
+	// A hyperslab whose blocks are runs along the last dimension in
+	// row-major order without overlap (as writers that emit one block per
+	// run store them) keeps its encoded blocks, rw bytes a coordinate:
+	// Runs, CountRows and CountWithin read them as they are, and the span
+	// tree is built only for what needs it (tree).
+	runs     []byte
+	rw       int
+	treeOnce sync.Once
 }
 
 // spanList is one level of a span tree (as libhdf5's): sorted, disjoint
@@ -268,6 +278,10 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 		if d.err != nil {
 			return d.err
 		}
+		if total, ok := runBlocks(raw, rank, w, s.shape); ok {
+			s.runs, s.rw, s.n = raw, w, total
+			return nil
+		}
 		start, end := make([]uint64, n*rank), make([]uint64, n*rank)
 		for i := 0; i < n; i++ {
 			for k := 0; k < rank; k++ {
@@ -330,6 +344,101 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 	}
 	s.spans, s.n = down, down.n
 	return nil
+}
+
+// runBlocks checks whether the encoded hyperslab blocks raw (n blocks of
+// rank start and rank end coordinates, w bytes each) are runs along the
+// last dimension inside shape, in row-major order without overlap (what
+// buildRuns accepts), and returns the positions they select.
+func runBlocks(raw []byte, rank, w int, shape []uint64) (uint64, bool) {
+	bw, last := 2*rank*w, rank-1
+	var total uint64
+	for o := 0; o+bw <= len(raw); o += bw {
+		for k := 0; k < last; k++ {
+			a := leAt(raw, o+k*w, w)
+			if a != leAt(raw, o+(rank+k)*w, w) || a >= shape[k] {
+				return 0, false
+			}
+		}
+		lo, hi := leAt(raw, o+last*w, w), leAt(raw, o+(rank+last)*w, w)
+		if lo > hi || hi >= shape[last] {
+			return 0, false
+		}
+		if o > 0 {
+			p, c := o-bw, 0
+			for k := 0; k < last && c == 0; k++ {
+				c = cmp.Compare(leAt(raw, p+k*w, w), leAt(raw, o+k*w, w))
+			}
+			if c > 0 || (c == 0 && leAt(raw, p+(rank+last)*w, w) >= lo) {
+				return 0, false
+			}
+		}
+		total += hi - lo + 1
+	}
+	return total, true
+}
+
+// leAt decodes the little-endian unsigned integer of w bytes (2, 4 or 8)
+// at b[o:].
+func leAt(b []byte, o, w int) uint64 {
+	switch w {
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b[o:]))
+	case 8:
+		return binary.LittleEndian.Uint64(b[o:])
+	}
+	return uint64(binary.LittleEndian.Uint16(b[o:]))
+}
+
+// eachRun calls fn for each run of a selection kept as its encoded run
+// blocks, merging runs that touch along the last dimension (as the span
+// tree does), with the run's first position (reused between calls).
+func (s *Selection) eachRun(fn func(pos []uint64, n uint64) bool) {
+	rank, w := len(s.shape), s.rw
+	bw, last := 2*rank*w, rank-1
+	pos := make([]uint64, rank)
+	var n uint64
+	for o := 0; o+bw <= len(s.runs); o += bw {
+		lo, hi := leAt(s.runs, o+last*w, w), leAt(s.runs, o+(rank+last)*w, w)
+		same := n > 0 && pos[last]+n == lo
+		for k := 0; k < last && same; k++ {
+			same = pos[k] == leAt(s.runs, o+k*w, w)
+		}
+		if same {
+			n += hi - lo + 1
+			continue
+		}
+		if n > 0 && !fn(pos, n) {
+			return
+		}
+		for k := 0; k < last; k++ {
+			pos[k] = leAt(s.runs, o+k*w, w)
+		}
+		pos[last], n = lo, hi-lo+1
+	}
+	if n > 0 {
+		fn(pos, n)
+	}
+}
+
+// tree returns the span tree of a hyperslab or "all" selection, built
+// from the encoded run blocks the first time when it was kept as those.
+func (s *Selection) tree() *spanList {
+	s.treeOnce.Do(func() {
+		if s.runs == nil {
+			return
+		}
+		rank := len(s.shape)
+		var start, end []uint64
+		s.eachRun(func(pos []uint64, n uint64) bool {
+			start = append(start, pos...)
+			end = append(end, pos...)
+			end[len(end)-1] += n - 1
+			return true
+		})
+		s.spans = buildRuns(start, end, rank)
+	})
+	return s.spans
 }
 
 // regularIntervals returns the merged intervals of count blocks of block
@@ -599,6 +708,14 @@ func (s *Selection) Runs(fn func(start []uint64, n uint64) error) error {
 		}
 		return nil
 	}
+	if s.runs != nil {
+		var err error
+		s.eachRun(func(pos []uint64, n uint64) bool {
+			err = fn(pos, n)
+			return err == nil
+		})
+		return err
+	}
 	if s.spans == nil {
 		return nil
 	}
@@ -630,7 +747,8 @@ func (s *Selection) Runs(fn func(start []uint64, n uint64) error) error {
 // boxes, row-major, with rows of equal pattern merged. lo and hi are
 // reused between calls.
 func (s *Selection) Blocks(fn func(lo, hi []uint64) error) error {
-	if s.spans == nil {
+	spans := s.tree()
+	if spans == nil {
 		return nil
 	}
 	rank := len(s.shape)
@@ -651,7 +769,7 @@ func (s *Selection) Blocks(fn func(lo, hi []uint64) error) error {
 		}
 		return nil
 	}
-	return walk(s.spans, 0)
+	return walk(spans, 0)
 }
 
 // Points returns the chunk-relative coordinates of a point selection,
@@ -673,6 +791,21 @@ func (s *Selection) CountRows(limit []uint64, offset uint64, counts []uint64) {
 				counts[offset+s.points[i]]++
 			}
 		}
+		return
+	}
+	if s.runs != nil {
+		s.eachRun(func(pos []uint64, n uint64) bool {
+			if c := runWithin(pos, n, limit); c > 0 {
+				if rank == 1 {
+					for r := pos[0]; r < pos[0]+c; r++ {
+						counts[offset+r]++
+					}
+				} else {
+					counts[offset+pos[0]] += c
+				}
+			}
+			return true
+		})
 		return
 	}
 	if s.spans == nil {
@@ -719,6 +852,13 @@ func (s *Selection) CountWithin(limit []uint64) uint64 {
 		}
 		return n
 	}
+	if s.runs != nil {
+		s.eachRun(func(pos []uint64, c uint64) bool {
+			n += runWithin(pos, c, limit)
+			return true
+		})
+		return n
+	}
 	var walk func(l *spanList, dim int) uint64
 	walk = func(l *spanList, dim int) uint64 {
 		var c uint64
@@ -739,4 +879,19 @@ func (s *Selection) CountWithin(limit []uint64) uint64 {
 		return 0
 	}
 	return walk(s.spans, 0)
+}
+
+// runWithin returns how many positions of the run of n from pos along the
+// last dimension lie below limit in every dimension.
+func runWithin(pos []uint64, n uint64, limit []uint64) uint64 {
+	last := len(pos) - 1
+	for k := 0; k < last; k++ {
+		if pos[k] >= limit[k] {
+			return 0
+		}
+	}
+	if pos[last] >= limit[last] {
+		return 0
+	}
+	return min(n, limit[last]-pos[last])
 }

@@ -152,7 +152,7 @@ func (s *Selection) Encode() ([]byte, error) {
 		}
 		return b, nil
 	case SelectHyperslab:
-		nb := blockCount(s.spans, 0, rank)
+		nb := blockCount(s.tree(), 0, rank)
 		size := 8 + 8*uint64(rank)*nb
 		if size > math.MaxUint32 {
 			return nil, fmt.Errorf("hyperslab selection of %d blocks is too large to encode: %w", nb, ErrUnsupported)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -317,6 +318,83 @@ func TestExpandRunsMatchesSweep(t *testing.T) {
 		}
 		if slow := buildSpans(start, end, rank, idx, 0); !sameSpans(fast, slow) {
 			t.Fatalf("rank %d blocks %v-%v: trees differ", rank, start, end)
+		}
+	}
+}
+
+// TestRunBlocksMatchTree checks that a hyperslab of row-major runs, kept
+// as its encoded blocks, answers Runs, CountWithin, CountRows, Blocks and
+// Encode as the span tree of the same blocks does, for random runs of
+// rank 1 to 3 and random limits (edge chunks).
+func TestRunBlocksMatchTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 300; iter++ {
+		rank := 1 + rng.IntN(3)
+		shape := make([]uint64, rank)
+		for d := range shape {
+			shape[d] = 200
+		}
+		var start, end []uint64
+		pos := make([]uint64, rank)
+		for range 1 + rng.IntN(40) {
+			if rank > 1 && rng.IntN(3) == 0 {
+				d := rng.IntN(rank - 1)
+				pos[d] += 1 + uint64(rng.IntN(2))
+				for k := d + 1; k < rank; k++ {
+					pos[k] = uint64(rng.IntN(2))
+				}
+			}
+			lo := pos[rank-1] + uint64(rng.IntN(2)) // 0: touches the run before
+			hi := lo + uint64(rng.IntN(4))
+			start = append(append(start, pos[:rank-1]...), lo)
+			end = append(append(end, pos[:rank-1]...), hi)
+			pos[rank-1] = hi + 1
+		}
+		n := len(start) / rank
+		sel := "02000000 01000000 00000000"
+		body := binary.LittleEndian.AppendUint32(nil, uint32(8+8*rank*n))
+		body = binary.LittleEndian.AppendUint32(body, uint32(rank))
+		body = binary.LittleEndian.AppendUint32(body, uint32(n))
+		for i := 0; i < n; i++ {
+			for _, v := range start[i*rank : (i+1)*rank] {
+				body = binary.LittleEndian.AppendUint32(body, uint32(v))
+			}
+			for _, v := range end[i*rank : (i+1)*rank] {
+				body = binary.LittleEndian.AppendUint32(body, uint32(v))
+			}
+		}
+		got, err := decodeSelection(envelope(shape, sel+hex.EncodeToString(body)), 0, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.runs == nil {
+			t.Fatalf("rank %d runs %v-%v: not kept as runs", rank, start, end)
+		}
+		spans := buildRuns(start, end, rank)
+		want := &Selection{Kind: SelectHyperslab, Version: 1, shape: shape, spans: spans, n: spans.n}
+		if got.Len() != want.Len() || !slices.EqualFunc(positions(t, got), positions(t, want), slices.Equal[[]uint64]) {
+			t.Fatalf("rank %d runs %v-%v: positions differ", rank, start, end)
+		}
+		limit := make([]uint64, rank)
+		for d := range limit {
+			limit[d] = uint64(rng.IntN(8))
+			if rng.IntN(2) == 0 {
+				limit[d] = shape[d]
+			}
+		}
+		if a, b := got.CountWithin(limit), want.CountWithin(limit); a != b {
+			t.Fatalf("rank %d runs %v-%v: CountWithin(%v) = %d, tree %d", rank, start, end, limit, a, b)
+		}
+		ca, cb := make([]uint64, 210), make([]uint64, 210)
+		got.CountRows(limit, 3, ca)
+		want.CountRows(limit, 3, cb)
+		if !slices.Equal(ca, cb) {
+			t.Fatalf("rank %d runs %v-%v: CountRows(%v) differ", rank, start, end, limit)
+		}
+		ea, err1 := got.Encode()
+		eb, err2 := want.Encode()
+		if err1 != nil || err2 != nil || !bytes.Equal(ea, eb) {
+			t.Fatalf("rank %d runs %v-%v: encodings differ (%v, %v)", rank, start, end, err1, err2)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package h5core
 import "encoding/binary"
 
 // superblockEOF returns the superblock bytes (at relative address 0) with
-// the end-of-file address set to eoa and, for versions 2 and 3, the
-// checksum recomputed: the whole block, to be written at once.
+// the end-of-file address set to eoa (relative to the base; the field
+// holds it plus the stored base address, as libhdf5 encodes it) and, for
+// versions 2 and 3, the checksum recomputed: the whole block, to be
+// written at once.
 func (tx *Tx) superblockEOF(eoa uint64) (uint64, []byte, error) {
 	f := tx.w.f
 	so := uint64(f.so)
@@ -24,7 +26,7 @@ func (tx *Tx) superblockEOF(eoa uint64) (uint64, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	putAddr(b[at:], eoa, f.so)
+	putAddr(b[at:], eoa+f.sb.baseAddr, f.so)
 	if f.sb.version >= 2 {
 		binary.LittleEndian.PutUint32(b[end-4:], lookup3(b[:end-4], 0))
 	}
@@ -37,3 +39,8 @@ func putAddr(b []byte, v uint64, n int) {
 		b[i] = byte(v >> (8 * i))
 	}
 }
+
+// relEOF returns the end-of-file address relative to the base: libhdf5
+// stores it as an absolute address (relative EOF plus the base address
+// field), so files with a user block hold the user block's size in it.
+func (sb *superblock) relEOF() uint64 { return sb.eofAddr - sb.baseAddr }

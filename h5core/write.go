@@ -51,7 +51,7 @@ type Tx struct {
 	j       *journal
 	oldSize int64  // size of the file at Begin
 	eoa     uint64 // end of allocated space, relative to the base
-	sbEOA   uint64 // the superblock's end-of-file address as on disk
+	sbEOA   uint64 // the superblock's end-of-file address as on disk, relative to the base
 	dsets   map[string]*dsWriter
 	order   []*dsWriter // datasets in the order first touched
 	err     error       // sticky: the first write error
@@ -75,7 +75,8 @@ func (w *RW) Begin() (*Tx, error) {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
 	rel := uint64(size) - w.f.base
-	tx := &Tx{w: w, oldSize: size, eoa: max(w.f.sb.eofAddr, rel), sbEOA: w.f.sb.eofAddr,
+	sbEOA := w.f.sb.relEOF()
+	tx := &Tx{w: w, oldSize: size, eoa: max(sbEOA, rel), sbEOA: sbEOA,
 		dsets: map[string]*dsWriter{},
 		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size}}
 	w.tx = tx
@@ -191,7 +192,7 @@ func (tx *Tx) barrier() error {
 	}
 	ov.pending = nil
 	tx.sbEOA = tx.eoa
-	tx.w.f.sb.eofAddr = tx.eoa
+	tx.w.f.sb.eofAddr = tx.eoa + tx.w.f.sb.baseAddr
 	return nil
 }
 

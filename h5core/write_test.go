@@ -1,6 +1,7 @@
 package h5core_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -94,6 +96,45 @@ var appendCases = map[string][]appendCase{
 	},
 }
 
+// The user-block fixtures hold the common part of their libver's file.
+func init() {
+	for _, libver := range []string{"earliest", "latest"} {
+		var cases []appendCase
+		for _, c := range appendCases[libver] {
+			if strings.HasPrefix(c.path, "/t/") || c.path == "/fixed" || c.path == "/fixed_empty" || c.path == "/contig" {
+				cases = append(cases, c)
+			}
+		}
+		appendCases[libver+"_ub"] = cases
+	}
+}
+
+// checkUserBlock fails unless the file at p starts with the same user
+// block as the fixture it was copied from.
+func checkUserBlock(t *testing.T, fixture, p string) {
+	t.Helper()
+	f, err := h5core.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := f.UserBlockSize()
+	f.Close()
+	want, err := os.ReadFile(filepath.Join("testdata", "write", fixture+".h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(fixture, "_ub") && n != 512 {
+		t.Errorf("user block of %d bytes, want 512", n)
+	}
+	if !bytes.Equal(got[:n], want[:n]) {
+		t.Errorf("the %d-byte user block changed", n)
+	}
+}
+
 func rowsValues(c appendCase, start int) []float64 {
 	var v []float64
 	for r := range c.rows {
@@ -171,6 +212,7 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareDigest(t, after[p], want)
+			checkUserBlock(t, file, p)
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}

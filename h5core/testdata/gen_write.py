@@ -4,6 +4,10 @@ index kind, that the write-side tests copy, change and hand back to
 libhdf5 (check_write.py). Run with Debian's /usr/bin/python3 (h5py on
 libhdf5 1.10); output is deterministic (no timestamps).
 
+earliest_ub.h5 and latest_ub.h5 are the common part behind a 512-byte
+user block (userblock_size=512; USER_BLOCK bytes written into it after
+closing), so every file address is relative to a non-zero base.
+
 Every file has a table-like group /t (NROWS attribute, uint64) whose
 datasets hold i*10+column values; see the per-file lists below."""
 import os
@@ -64,3 +68,14 @@ for libver in ("earliest", "latest"):
             ds(f, "bt2", np.arange(12, dtype="i4").reshape(4, 3), chunks=(2, 2), maxshape=(None, None))
             ds(f, "bt2_gzip", np.arange(12, dtype="i4").reshape(4, 3), chunks=(2, 2), maxshape=(None, None), compression="gzip")
             ds(f, "ea_big", np.arange(3000, dtype="i4"), chunks=(1,), maxshape=(None,))
+
+
+# The user block's content: the tests check that writes leave it as is.
+USER_BLOCK = bytes(range(256)) * 2
+
+for libver in ("earliest", "latest"):
+    p = os.path.join(out, libver + "_ub.h5")
+    with h5py.File(p, "w", libver=libver, track_order=False, userblock_size=len(USER_BLOCK)) as f:
+        common(f)
+    with open(p, "r+b") as fh:
+        fh.write(USER_BLOCK)
