@@ -82,8 +82,13 @@ type cooColumn struct {
 }
 
 func (c *cooColumn) Field() arrow.Field { return c.field }
-func (c *cooColumn) Len() int64         { return int64(c.m.NNZ()) }
-func (c *cooColumn) ChunkRows() int64   { return sparseUnit }
+func (c *cooColumn) Len() int64 {
+	if c.m == nil { // a table that only describes its columns (cooTable)
+		return 0
+	}
+	return int64(c.m.NNZ())
+}
+func (c *cooColumn) ChunkRows() int64 { return sparseUnit }
 
 // Read returns elements [start, start+n) of the column.
 func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {

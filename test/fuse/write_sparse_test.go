@@ -372,6 +372,7 @@ func TestWriteSparseReaderHoldsSpace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close() // before the unmount, which waits for it
 	fi, err := f.Stat()
 	if err != nil {
 		t.Fatal(err)
