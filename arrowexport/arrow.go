@@ -43,7 +43,20 @@ func NewArrowView(t *Table, opts Options) (View, error) {
 	}
 	r.view = v
 	if r.fixedNonNull() {
-		if l, err := r.plan(); err == nil {
+		plan := r.plan
+		if key, ok := shapeKey(r.schema, rows, unit); ok {
+			plan = func() (*framedLayout, error) {
+				if l, ok := arrowLayouts.load(key); ok {
+					return l, nil
+				}
+				l, err := r.plan()
+				if err == nil {
+					arrowLayouts.store(key, l)
+				}
+				return l, err
+			}
+		}
+		if l, err := plan(); err == nil {
 			v.setLayout(l)
 		} else if opts.Logf != nil {
 			opts.Logf("arrowexport: arrow layout from metadata: %v", err)
@@ -99,22 +112,27 @@ func fixedBits(t arrow.DataType) int64 {
 }
 
 // knownShapes reports, for every unit and column, how many nulls it has,
-// when that and every column's width are known without reading data.
+// when every column is fixed width; a unit's entry is nil when that is
+// not known without reading its data.
 func (r *arrowRenderer) knownShapes() ([][]nullKind, bool) {
+	for _, c := range r.t.Columns {
+		if fixedBits(c.Field().Type) == 0 {
+			return nil, false
+		}
+	}
 	out := make([][]nullKind, r.nunits)
 	for i := range out {
 		start, n := unitRange(i, r.unit, r.rows)
-		out[i] = make([]nullKind, len(r.t.Columns))
+		kinds := make([]nullKind, len(r.t.Columns))
 		for j, c := range r.t.Columns {
-			if fixedBits(c.Field().Type) == 0 {
-				return nil, false
-			}
 			kind, known := knownNulls(c, start, n, r.rows)
 			if !known {
-				return nil, false
+				kinds = nil
+				break
 			}
-			out[i][j] = kind
+			kinds[j] = kind
 		}
+		out[i] = kinds
 	}
 	return out, true
 }
@@ -129,11 +147,20 @@ const (
 )
 
 // knownNulls reports how many of rows [start, start+n) of c are null, and
-// whether that is known without reading them.
+// whether that is known without reading them: from ChunkStats, or, for
+// rows never written (which all read alike), from the first of them.
 func knownNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool) {
 	if !c.Field().Nullable {
 		return noNulls, true
 	}
+	if kind, known := statsNulls(c, start, n, rows); known {
+		return kind, true
+	}
+	return fillNulls(c, start, n)
+}
+
+// statsNulls is knownNulls from the column's ChunkStats.
+func statsNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool) {
 	cs, ok := c.(ChunkStatsSource)
 	if !ok {
 		return noNulls, false
@@ -167,14 +194,33 @@ func knownNulls(c ColumnSource, start, n, rows int64) (kind nullKind, known bool
 	return someNulls, true
 }
 
-// plan computes the layout from synthetic batches when metadata gives
-// their shapes, else by a data pass that writes every real batch through
-// a counting sink.
+// fillNulls is knownNulls for rows never written: all null or none, as
+// the first of them is.
+func fillNulls(c ColumnSource, start, n int64) (kind nullKind, known bool) {
+	a, err := fillRow(c, start, n)
+	if a == nil || err != nil {
+		return noNulls, false
+	}
+	defer a.Release()
+	if a.IsNull(0) {
+		return allNulls, true
+	}
+	return noNulls, true
+}
+
+// plan computes the layout by writing every batch through a counting
+// sink: a synthetic batch for each unit whose shape metadata (or its
+// being never written) gives, the real batch for the others.
 func (r *arrowRenderer) plan() (*framedLayout, error) {
 	if nulls, ok := r.knownShapes(); ok {
 		// the synthetic batches' buffers (a unit's worth) are not kept
 		defer func() { r.zero, r.valid = nil, nil }()
-		return r.layout(func(i int) (arrow.RecordBatch, error) { return r.synthetic(i, nulls[i]) })
+		return r.layout(func(i int) (arrow.RecordBatch, error) {
+			if nulls[i] == nil {
+				return r.batch(i)
+			}
+			return r.synthetic(i, nulls[i])
+		})
 	}
 	return r.layout(r.batch)
 }

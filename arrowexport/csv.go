@@ -81,7 +81,7 @@ func NewCSVView(t *Table, opts Options) (*CSVView, error) {
 	}
 	v.block = csvBlock(unit, perRow)
 	v.header = append(v.header, '\n')
-	v.est = int64(len(v.header)) + rows*max(perRow, 3)
+	v.est = int64(len(v.header)) + csvRowsBound(t, rows, perRow)
 	var l csvLayout
 	if opts.load(v.kind(), &l) && len(l.Starts) == numUnits(rows, v.block)+1 {
 		v.starts = l.Starts

@@ -37,10 +37,16 @@ type CSVParser struct {
 	rows    int     // rows parsed since NewArrays
 	lineOf  []int64 // the line of each of those rows
 	err     error
+	// The fields of the line being parsed, reused from line to line:
+	// fields point into the line or, for quoted fields, into unq.
+	fields [][]byte
+	quoted []bool
+	unq    []byte
 }
 
-// cellParser appends the value of one CSV field (unquoted) to b.
-type cellParser func(b array.Builder, field string) error
+// cellParser appends the value of one CSV field (unquoted) to b. The
+// field's bytes are only valid during the call.
+type cellParser func(b array.Builder, field []byte) error
 
 // NewCSVParser returns a parser of the lines of t's CSV view.
 func NewCSVParser(t *Table) (*CSVParser, error) {
@@ -93,32 +99,65 @@ func csvHeader(t *Table) []byte {
 	return append(h, '\n')
 }
 
-// Write parses the complete lines of pending bytes and p, keeping an
-// incomplete last line for the next Write or Close.
+// Write parses the complete lines of pending bytes and b, keeping an
+// incomplete last line for the next Write or Flush.
 func (p *CSVParser) Write(b []byte) error {
 	if p.err != nil {
 		return p.err
 	}
-	p.pending = append(p.pending, b...)
+	data := b
+	if len(p.pending) > 0 {
+		p.pending = append(p.pending, b...)
+		data = p.pending
+	}
+	start, err := p.parseLines(data)
+	if err != nil {
+		p.err = err
+		return err
+	}
+	p.pending = append(p.pending[:0], data[start:]...)
+	return nil
+}
+
+// parseLines parses the complete lines of data and returns where the
+// incomplete rest begins.
+func (p *CSVParser) parseLines(data []byte) (int, error) {
 	start := 0
+	for {
+		nl := bytes.IndexByte(data[start:], '\n')
+		if nl < 0 {
+			return start, nil
+		}
+		end := start + nl
+		if bytes.IndexByte(data[start:end], '"') >= 0 {
+			// A quoted field may hold line ends: the line ends at the
+			// first one outside quotes.
+			if end = lineEnd(data, start); end < 0 {
+				return start, nil
+			}
+		}
+		if err := p.parseLine(data[start:end]); err != nil {
+			return 0, err
+		}
+		start = end + 1
+	}
+}
+
+// lineEnd returns the index of the first line end outside quotes in
+// data from start, or -1.
+func lineEnd(data []byte, start int) int {
 	inQuote := false
-	for i := 0; i < len(p.pending); i++ {
-		switch p.pending[i] {
+	for i := start; i < len(data); i++ {
+		switch data[i] {
 		case '"':
 			inQuote = !inQuote
 		case '\n':
-			if inQuote {
-				continue
+			if !inQuote {
+				return i
 			}
-			if err := p.parseLine(p.pending[start:i]); err != nil {
-				p.err = err
-				return err
-			}
-			start = i + 1
 		}
 	}
-	p.pending = append(p.pending[:0], p.pending[start:]...)
-	return nil
+	return -1
 }
 
 // Flush parses a last line that has no line end, as if it had one.
@@ -141,15 +180,15 @@ func (p *CSVParser) Rows() int { return p.rows }
 
 // NewArrays returns the rows parsed since the last call, one array per
 // column (labels for dictionary columns), and the line of each row (1 is
-// the first line written), and starts afresh. The caller releases the
-// arrays.
+// the first line written; valid until the next Write or Flush), and
+// starts afresh. The caller releases the arrays.
 func (p *CSVParser) NewArrays() ([]arrow.Array, []int64) {
 	out := make([]arrow.Array, len(p.build))
 	for j, b := range p.build {
 		out[j] = b.NewArray()
 	}
 	lines := p.lineOf
-	p.rows, p.lineOf = 0, nil
+	p.rows, p.lineOf = 0, p.lineOf[:0]
 	return out, lines
 }
 
@@ -187,16 +226,15 @@ func (p *CSVParser) parseLine(l []byte) error {
 	if p.line == 1 && bytes.Equal(l, p.header[:len(p.header)-1]) {
 		return nil
 	}
-	fields, quoted, err := splitCSV(l)
-	if err != nil {
+	if err := p.split(l); err != nil {
 		return &CSVError{Line: p.line, Err: err}
 	}
-	if len(fields) != len(p.parse) {
-		return &CSVError{Line: p.line, Err: fmt.Errorf("%d fields, the table has %d columns", len(fields), len(p.parse))}
+	if len(p.fields) != len(p.parse) {
+		return &CSVError{Line: p.line, Err: fmt.Errorf("%d fields, the table has %d columns", len(p.fields), len(p.parse))}
 	}
-	for j, f := range fields {
+	for j, f := range p.fields {
 		b := p.build[j]
-		missing := f == "" && (!quoted[j] || p.oneCol)
+		missing := len(f) == 0 && (!p.quoted[j] || p.oneCol)
 		if missing {
 			b.AppendNull()
 			continue
@@ -210,33 +248,36 @@ func (p *CSVParser) parseLine(l []byte) error {
 	return nil
 }
 
-// splitCSV splits one line into its fields, unquoting them (RFC 4180:
-// a quoted field doubles its quotes). quoted tells which fields were
+// split splits one line into p.fields, unquoting them (RFC 4180: a
+// quoted field doubles its quotes). p.quoted tells which fields were
 // quoted, so that "" (an empty string) differs from an empty field (a
 // missing value).
-func splitCSV(l []byte) (fields []string, quoted []bool, err error) {
+func (p *CSVParser) split(l []byte) error {
+	p.fields, p.quoted, p.unq = p.fields[:0], p.quoted[:0], p.unq[:0]
 	for i := 0; ; {
 		if i < len(l) && l[i] == '"' {
-			var f []byte
+			from := len(p.unq)
 			j := i + 1
 			for {
 				k := bytes.IndexByte(l[j:], '"')
 				if k < 0 {
-					return nil, nil, fmt.Errorf("field %d: quote not closed", len(fields)+1)
+					return fmt.Errorf("field %d: quote not closed", len(p.fields)+1)
 				}
-				f = append(f, l[j:j+k]...)
+				p.unq = append(p.unq, l[j:j+k]...)
 				j += k + 1
 				if j < len(l) && l[j] == '"' {
-					f = append(f, '"')
+					p.unq = append(p.unq, '"')
 					j++
 					continue
 				}
 				break
 			}
 			if j < len(l) && l[j] != ',' {
-				return nil, nil, fmt.Errorf("field %d: text after the closing quote", len(fields)+1)
+				return fmt.Errorf("field %d: text after the closing quote", len(p.fields)+1)
 			}
-			fields, quoted = append(fields, string(f)), append(quoted, true)
+			// unq may move as it grows: earlier fields keep the old
+			// array, which nothing writes to again during this line.
+			p.fields, p.quoted = append(p.fields, p.unq[from:len(p.unq):len(p.unq)]), append(p.quoted, true)
 			i = j
 		} else {
 			k := bytes.IndexByte(l[i:], ',')
@@ -245,13 +286,13 @@ func splitCSV(l []byte) (fields []string, quoted []bool, err error) {
 			}
 			f := l[i : i+k]
 			if bytes.IndexByte(f, '"') >= 0 {
-				return nil, nil, fmt.Errorf("field %d: quote inside an unquoted field", len(fields)+1)
+				return fmt.Errorf("field %d: quote inside an unquoted field", len(p.fields)+1)
 			}
-			fields, quoted = append(fields, string(f)), append(quoted, false)
+			p.fields, p.quoted = append(p.fields, f), append(p.quoted, false)
 			i += k
 		}
 		if i >= len(l) {
-			return fields, quoted, nil
+			return nil
 		}
 		i++ // the comma
 	}

@@ -25,8 +25,8 @@ func cellParserOf(t arrow.DataType) (cellParser, error) {
 		if err := jsonParsable(t); err != nil {
 			return nil, err
 		}
-		return func(b array.Builder, f string) error {
-			d := json.NewDecoder(bytes.NewReader([]byte(f)))
+		return func(b array.Builder, f []byte) error {
+			d := json.NewDecoder(bytes.NewReader(f))
 			d.UseNumber()
 			var v any
 			if err := d.Decode(&v); err != nil {
@@ -38,7 +38,7 @@ func cellParserOf(t arrow.DataType) (cellParser, error) {
 			return appendJSON(b, v)
 		}, nil
 	case *arrow.TimestampType:
-		return func(b array.Builder, f string) error { return b.AppendValueFromString(f) }, nil
+		return func(b array.Builder, f []byte) error { return b.AppendValueFromString(string(f)) }, nil
 	}
 	return scalarParser(t)
 }
@@ -48,8 +48,8 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 		bits := t.(arrow.FixedWidthDataType).BitWidth()
-		return func(b array.Builder, f string) error {
-			v, err := strconv.ParseInt(f, 10, bits)
+		return func(b array.Builder, f []byte) error {
+			v, err := strconv.ParseInt(string(f), 10, bits)
 			if err != nil {
 				return numErr(f, t, err)
 			}
@@ -58,8 +58,8 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 		}, nil
 	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		bits := t.(arrow.FixedWidthDataType).BitWidth()
-		return func(b array.Builder, f string) error {
-			v, err := strconv.ParseUint(f, 10, bits)
+		return func(b array.Builder, f []byte) error {
+			v, err := strconv.ParseUint(string(f), 10, bits)
 			if err != nil {
 				return numErr(f, t, err)
 			}
@@ -67,7 +67,7 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 			return nil
 		}, nil
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
-		return func(b array.Builder, f string) error {
+		return func(b array.Builder, f []byte) error {
 			v, err := parseFloat(f, t)
 			if err != nil {
 				return err
@@ -76,8 +76,8 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 			return nil
 		}, nil
 	case arrow.BOOL:
-		return func(b array.Builder, f string) error {
-			v, err := strconv.ParseBool(f)
+		return func(b array.Builder, f []byte) error {
+			v, err := strconv.ParseBool(string(f))
 			if err != nil {
 				return fmt.Errorf("%q is not true or false", f)
 			}
@@ -85,13 +85,13 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 			return nil
 		}, nil
 	case arrow.STRING:
-		return func(b array.Builder, f string) error { b.(*array.StringBuilder).Append(f); return nil }, nil
+		return func(b array.Builder, f []byte) error { b.(*array.StringBuilder).Append(string(f)); return nil }, nil
 	case arrow.LARGE_STRING:
-		return func(b array.Builder, f string) error { b.(*array.LargeStringBuilder).Append(f); return nil }, nil
+		return func(b array.Builder, f []byte) error { b.(*array.LargeStringBuilder).Append(string(f)); return nil }, nil
 	case arrow.FIXED_SIZE_BINARY:
 		w := t.(*arrow.FixedSizeBinaryType).ByteWidth
-		return func(b array.Builder, f string) error {
-			v, err := base64.StdEncoding.DecodeString(f)
+		return func(b array.Builder, f []byte) error {
+			v, err := base64.StdEncoding.DecodeString(string(f))
 			if err != nil {
 				return fmt.Errorf("%q is not base64: %v", f, err)
 			}
@@ -105,8 +105,8 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 	return nil, fmt.Errorf("%s values cannot be parsed back: %w", t, ErrUnsupported)
 }
 
-// numErr says why a number does not parse as type t.
-func numErr(f string, t arrow.DataType, err error) error {
+// numErr says why a number (the field f) does not parse as type t.
+func numErr(f []byte, t arrow.DataType, err error) error {
 	if errors.Is(err, strconv.ErrRange) {
 		return fmt.Errorf("%s is outside the range of %s", f, t)
 	}
@@ -116,12 +116,12 @@ func numErr(f string, t arrow.DataType, err error) error {
 // parseFloat parses a float as csvAppender writes it ("nan", "inf",
 // "-inf" included) at the width of t; a finite value too large for the
 // width is an error, not an infinity.
-func parseFloat(f string, t arrow.DataType) (float64, error) {
+func parseFloat(f []byte, t arrow.DataType) (float64, error) {
 	bits := 64
 	if t.ID() != arrow.FLOAT64 {
 		bits = 32
 	}
-	v, err := strconv.ParseFloat(f, bits)
+	v, err := strconv.ParseFloat(string(f), bits)
 	if err != nil {
 		return 0, numErr(f, t, err)
 	}
@@ -263,7 +263,7 @@ func appendJSON(b array.Builder, v any) error {
 	if err != nil {
 		return err
 	}
-	return p(b, s)
+	return p(b, []byte(s))
 }
 
 // jsonText shows a decoded JSON value in an error.

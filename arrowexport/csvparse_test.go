@@ -2,6 +2,7 @@ package arrowexport
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -139,6 +140,18 @@ func sameText(a, b arrow.Array) bool {
 	return true
 }
 
+// emptyTable returns a table of columns of the given fields and no rows:
+// what a parser needs.
+func emptyTable(fields []arrow.Field) *Table {
+	tbl := &Table{}
+	for _, f := range fields {
+		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
+		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: b.NewArray(), chunkRows: 4})
+		b.Release()
+	}
+	return tbl
+}
+
 // TestCSVParseErrors: a malformed line is refused with its line and
 // column named.
 func TestCSVParseErrors(t *testing.T) {
@@ -147,12 +160,7 @@ func TestCSVParseErrors(t *testing.T) {
 		{Name: "f", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	}
-	tbl := &Table{}
-	for _, f := range fields {
-		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
-		tbl.Columns = append(tbl.Columns, &memColumn{field: f, arr: b.NewArray(), chunkRows: 4})
-		b.Release()
-	}
+	tbl := emptyTable(fields)
 	cases := []struct {
 		text, want string
 	}{
@@ -196,12 +204,7 @@ func FuzzCSVParser(f *testing.F) {
 			arrow.Field{Name: "b", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true}), Nullable: true},
 		{Name: "l", Type: arrow.FixedSizeListOf(2, arrow.FixedWidthTypes.Boolean), Nullable: true},
 	}
-	tbl := &Table{}
-	for _, fl := range fields {
-		b := array.NewBuilder(memory.DefaultAllocator, fl.Type)
-		tbl.Columns = append(tbl.Columns, &memColumn{field: fl, arr: b.NewArray(), chunkRows: 4})
-		b.Release()
-	}
+	tbl := emptyTable(fields)
 	f.Add([]byte("i,h,l\n1,\"{\"\"x\"\":\"\"NaN\"\",\"\"b\"\":\"\"AAE=\"\"}\",\"[true,false]\"\n,,\n"))
 	f.Add([]byte("-5,null,[null,true]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -225,4 +228,41 @@ func FuzzCSVParser(f *testing.F) {
 			a.Release()
 		}
 	})
+}
+
+// BenchmarkCSVParser parses the lines of P6's table (bench/append_bench.sh):
+// int64, float64, int32, float32 and uint8 columns.
+func BenchmarkCSVParser(b *testing.B) {
+	fields := []arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "b", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "c", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "d", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "e", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
+	}
+	tbl := emptyTable(fields)
+	var text []byte
+	for i := range 10000 {
+		text = fmt.Appendf(text, "%d,%g,%d,%g,%d\n", i*7, float64(i)*0.731-2000, i*40503-1e8, float32(i)*0.25, i%200)
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := NewCSVParser(tbl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for s := text; len(s) > 0; {
+			k := min(128<<10, len(s))
+			if err := p.Write(s[:k]); err != nil {
+				b.Fatal(err)
+			}
+			s = s[k:]
+			arrs, _ := p.NewArrays()
+			for _, a := range arrs {
+				a.Release()
+			}
+		}
+		p.Release()
+	}
 }

@@ -51,7 +51,7 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 	}
 	v := &framedView{
 		ext:      "parquet",
-		kind:     kindOf(parquetLayoutVersion, arrowGoVersion(), fmt.Sprint(r.unit)),
+		kind:     parquetKind(r.unit),
 		opts:     opts,
 		estimate: r.estimate(),
 		plan:     r.planFromStatsOrData,
@@ -126,21 +126,7 @@ func (r *parquetRenderer) arrowProps() pqarrow.ArrowWriterProperties {
 
 // estimate is an upper bound of the file size for the usual types, used
 // until the data pass.
-func (r *parquetRenderer) estimate() int64 {
-	perRow := int64(0)
-	for _, c := range r.t.Columns {
-		if w := fixedBits(c.Field().Type); w > 0 && c.Field().Type.ID() != arrow.DICTIONARY {
-			if arrow.IsInteger(c.Field().Type.ID()) {
-				w = max(w, 32) // Parquet stores narrower integers as INT32
-			}
-			perRow += (w+7)/8 + 1
-		} else {
-			perRow += int64(stringBound(c)) + 5
-		}
-	}
-	perGroup := int64(len(r.t.Columns)) * 512
-	return 8192 + 2048*int64(len(r.t.Columns)) + int64(r.nunits)*perGroup + r.rows*perRow
-}
+func (r *parquetRenderer) estimate() int64 { return parquetEstimate(r.t, r.rows, r.nunits) }
 
 // read returns the columns of row group i.
 func (r *parquetRenderer) read(i int) ([]arrow.Array, error) {

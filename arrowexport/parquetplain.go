@@ -190,16 +190,7 @@ func (p *plainColumn) appendHeader(b []byte, n int, lo, hi []byte) []byte {
 func (p *plainColumn) minMax(v []byte) (l, h uint64, ok bool) {
 	switch {
 	case p.width == 8 && p.float:
-		a, b := math.Inf(1), math.Inf(-1)
-		for i := 0; i+8 <= len(v); i += 8 {
-			x := math.Float64frombits(binary.LittleEndian.Uint64(v[i:]))
-			if x < a { // NaN is neither less nor greater
-				a = x
-			}
-			if x > b {
-				b = x
-			}
-		}
+		a, b := floatMinMax64(v)
 		if a > b {
 			return 0, 0, false
 		}
@@ -295,15 +286,7 @@ func (r *parquetRenderer) allPlain() bool {
 // writer's own.
 func (r *parquetRenderer) plainLayout(mm [][]minMax) (*framedLayout, error) {
 	s := &captureSink{}
-	_, err := r.write(s, 0, r.nunits, func(i int) ([]arrow.Array, error) {
-		_, n := unitRange(i, r.unit, r.rows)
-		arrs := make([]arrow.Array, len(r.t.Columns))
-		for j, c := range r.t.Columns {
-			arrs[j] = synthetic(c.Field().Type, int(min(n, 2)), mm[i][j])
-		}
-		return arrs, nil
-	})
-	if err != nil {
+	if _, err := r.write(s, 0, r.nunits, r.syntheticRows(mm, 2)); err != nil {
 		return nil, err
 	}
 	foot, err := parquetFooter(s.take())
@@ -346,4 +329,44 @@ func (r *parquetRenderer) plainLayout(mm [][]minMax) (*framedLayout, error) {
 		return nil, err
 	}
 	return r.arranged(md, foot, at)
+}
+
+// floatMinMax64 returns the least and greatest of the little-endian
+// float64 values in v, NaN left out (+Inf and -Inf when there are none),
+// four values at a time into independent minima and maxima.
+func floatMinMax64(v []byte) (lo, hi float64) {
+	var a, b [4]float64
+	for k := range a {
+		a[k], b[k] = math.Inf(1), math.Inf(-1)
+	}
+	for ; len(v) >= 32; v = v[32:] {
+		for k := range 4 {
+			x := math.Float64frombits(binary.LittleEndian.Uint64(v[8*k:]))
+			if x < a[k] { // NaN is neither less nor greater
+				a[k] = x
+			}
+			if x > b[k] {
+				b[k] = x
+			}
+		}
+	}
+	for ; len(v) >= 8; v = v[8:] {
+		x := math.Float64frombits(binary.LittleEndian.Uint64(v))
+		if x < a[0] {
+			a[0] = x
+		}
+		if x > b[0] {
+			b[0] = x
+		}
+	}
+	lo, hi = a[0], b[0]
+	for k := 1; k < 4; k++ {
+		if a[k] < lo {
+			lo = a[k]
+		}
+		if b[k] > hi {
+			hi = b[k]
+		}
+	}
+	return lo, hi
 }

@@ -16,24 +16,39 @@ import (
 // minMax is the least and greatest value of one column of a row group.
 type minMax struct{ lo, hi any }
 
-// planFromStatsOrData computes the layout from ChunkStats when they allow
-// it, else by reading the data.
+// planFromStatsOrData computes the layout writing, for each row group,
+// synthetic columns when ChunkStats allow it, copies of one row when the
+// rows were never written (fillArray), else the data.
 func (r *parquetRenderer) planFromStatsOrData() (*framedLayout, error) {
-	mm, ok := r.knownMinMax()
-	if !ok {
-		return r.plan()
-	}
-	if r.allPlain() {
+	if mm, ok := r.knownMinMax(); ok && r.allPlain() {
 		return r.plainLayout(mm)
 	}
 	return r.layout(func(i int) ([]arrow.Array, error) {
-		_, n := unitRange(i, r.unit, r.rows)
-		arrs := make([]arrow.Array, len(r.t.Columns))
-		for j, c := range r.t.Columns {
-			arrs[j] = synthetic(c.Field().Type, int(n), mm[i][j])
+		start, n := unitRange(i, r.unit, r.rows)
+		arrs := make([]arrow.Array, 0, len(r.t.Columns))
+		for _, c := range r.t.Columns {
+			a, err := knownColumn(c, start, n, r.rows)
+			if a == nil || err != nil {
+				releaseAll(arrs)
+				return r.read(i)
+			}
+			arrs = append(arrs, a)
 		}
 		return arrs, nil
 	})
+}
+
+// syntheticRows reads row groups of synthetic values (see synthetic) with
+// the min and max mm, of at most most rows each.
+func (r *parquetRenderer) syntheticRows(mm [][]minMax, most int64) func(int) ([]arrow.Array, error) {
+	return func(i int) ([]arrow.Array, error) {
+		_, n := unitRange(i, r.unit, r.rows)
+		arrs := make([]arrow.Array, len(r.t.Columns))
+		for j, c := range r.t.Columns {
+			arrs[j] = synthetic(c.Field().Type, int(min(n, most)), mm[i][j])
+		}
+		return arrs, nil
+	}
 }
 
 // knownMinMax returns every row group's min and max per column, when
@@ -52,6 +67,15 @@ func (r *parquetRenderer) knownMinMax() ([][]minMax, bool) {
 		}
 	}
 	return out, true
+}
+
+// knownColumn returns a stand-in for rows [start, start+n) of c that
+// encodes as they do, made from metadata alone, or nil.
+func knownColumn(c ColumnSource, start, n, rows int64) (arrow.Array, error) {
+	if mm, ok := unitMinMax(c, start, n, rows); ok {
+		return synthetic(c.Field().Type, int(n), mm), nil
+	}
+	return fillArray(c, start, n)
 }
 
 // unitMinMax combines the ChunkStats of the chunks that make up rows

@@ -25,7 +25,7 @@ func FromTable(t *table.Table) *Table {
 // trusted without recomputing it from the column, which h5fs check
 // --verify-indexes does).
 func TableColumn(c *table.Column) ColumnSource {
-	tc := tableColumn{c: c, mm: &minMaxIndex{}}
+	tc := tableColumn{c: c, mm: &minMaxIndex{}, field: c.Field()}
 	if c.ElemSize > 0 {
 		return rawTableColumn{tc}
 	}
@@ -33,8 +33,9 @@ func TableColumn(c *table.Column) ColumnSource {
 }
 
 type tableColumn struct {
-	c  *table.Column
-	mm *minMaxIndex
+	c     *table.Column
+	mm    *minMaxIndex
+	field arrow.Field // c.Field(), which views ask for often, made once
 }
 
 // minMaxIndex holds a column's sound CHUNK_MINMAX entries, loaded once.
@@ -57,7 +58,7 @@ func (t tableColumn) ChunkStats(i int64) (ChunkStats, bool) {
 	return ChunkStats{Nulls: int64(e.FillCount), NaNs: int64(e.NaNCount), Min: e.Min, Max: e.Max}, true
 }
 
-func (t tableColumn) Field() arrow.Field { return t.c.Field() }
+func (t tableColumn) Field() arrow.Field { return t.field }
 func (t tableColumn) Len() int64         { return t.c.Table().NRows }
 func (t tableColumn) ChunkRows() int64   { return max(t.c.ChunkRows, 1) }
 func (t tableColumn) Read(start, n int64) (arrow.Array, error) {
@@ -66,6 +67,10 @@ func (t tableColumn) Read(start, n int64) (arrow.Array, error) {
 func (t tableColumn) ReadBuffered(start, n int64, buf *[]byte) (arrow.Array, error) {
 	return t.c.ReadBuffered(start, n, buf)
 }
+
+// allFill makes a table column a fillSource: never-written rows are
+// sized from one row.
+func (t tableColumn) allFill(start, n int64) (bool, error) { return t.c.AllFill(start, n) }
 
 type rawTableColumn struct{ tableColumn }
 

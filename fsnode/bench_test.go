@@ -40,6 +40,7 @@ func BenchmarkListP5(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			tr.presize(es)
 			for _, e := range es {
 				var a fuse.Attr
 				tr.attr(e, &a)

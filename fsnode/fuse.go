@@ -16,11 +16,6 @@ import (
 // get 0 until they are opened (see shared/docs/clients-on-fuse.md).
 const longTimeout = time.Hour
 
-// eagerSizing is the largest size estimate of a file that is sized at its
-// first stat rather than at open: reading that little data costs less
-// than the kernel asking again at every stat of a zero-timeout size.
-const eagerSizing = 1 << 20
-
 // dirNode is a directory of the mount.
 type dirNode struct {
 	fs.Inode
@@ -115,6 +110,7 @@ func (t *Tree) opendir(d *dir) (fs.FileHandle, uint32, syscall.Errno) {
 		}
 		return nil, 0, syscall.EIO
 	}
+	t.presize(es)
 	list := make([]fuse.DirEntry, len(es))
 	for i, e := range es {
 		list[i] = fuse.DirEntry{Name: e.name, Mode: e.mode()}
@@ -130,12 +126,20 @@ func (n *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOu
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.d.attrs, attr, dest)
+	o, errno := n.t.nodeObject(n.d.attrs, n.d.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.getxattr(o, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *dirNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.d.attrs, dest)
+	o, errno := n.t.nodeObject(n.d.attrs, n.d.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.listxattr(o, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -228,12 +232,20 @@ func (n *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 
 // Getxattr implements fs.NodeGetxattrer.
 func (n *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return n.t.getxattr(n.f.attrs, attr, dest)
+	o, errno := n.t.nodeObject(n.f.attrs, n.f.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.getxattr(o, attr, dest)
 }
 
 // Listxattr implements fs.NodeListxattrer.
 func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return n.t.listxattr(n.f.attrs, dest)
+	o, errno := n.t.nodeObject(n.f.attrs, n.f.reopen)
+	if errno != 0 {
+		return 0, errno
+	}
+	return n.t.listxattr(o, dest)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -274,15 +286,12 @@ func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
 	out.SetTimes(nil, &t.opt.Mtime, &t.opt.Mtime)
 	switch {
 	case e.file != nil:
-		v, err := t.get(e.file)
-		if err == nil && !v.Exact() && v.Size() <= eagerSizing {
-			v, err = t.finalize(e.file)
-		}
+		size, exact, err := t.statSize(e.file)
 		if err != nil {
 			return longTimeout
 		}
-		out.Size = uint64(v.Size())
-		if !e.file.isFinal() && !v.Exact() {
+		out.Size = uint64(size)
+		if !exact {
 			return 0
 		}
 	case e.dir == nil:

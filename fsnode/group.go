@@ -51,11 +51,26 @@ func (t *Tree) openLink(g *h5core.Object, l h5core.Link) (*h5core.Object, error)
 	return g.OpenLink(l)
 }
 
-// groupDir is the directory of an ordinary group below ancestors up.
+// groupDir is the directory of group g below ancestors up, keeping g
+// (the tree's root).
 func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
-	d := &dir{attrs: g, group: g}
-	me := up.within(g, false)
-	d.list = func() ([]entry, error) {
+	return &dir{attrs: g, group: keyOf(g), list: t.groupList(func() (*h5core.Object, error) { return g, nil }, up)}
+}
+
+// memberGroupDir is the directory of member group g below ancestors up:
+// it keeps reopen, the way back to g, not g (see member.go).
+func (t *Tree) memberGroupDir(g *h5core.Object, reopen objOpener, up *ancestry) *dir {
+	return &dir{reopen: reopen, group: keyOf(g), list: t.groupList(reopen, up)}
+}
+
+// groupList lists the group that open opens, below ancestors up.
+func (t *Tree) groupList(open objOpener, up *ancestry) func() ([]entry, error) {
+	return func() ([]entry, error) {
+		g, err := open()
+		if err != nil {
+			return nil, err
+		}
+		me := up.within(g, false)
 		links, err := g.Links()
 		if err != nil {
 			return nil, err
@@ -66,7 +81,6 @@ func (t *Tree) groupDir(g *h5core.Object, up *ancestry) *dir {
 		}
 		return es, nil
 	}
-	return d
 }
 
 // linkEntries returns what one link of group g (with ancestry me) shows:
@@ -123,9 +137,9 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	}
 	switch o.Kind() {
 	case h5core.KindGroup:
-		return []entry{{name: name, dir: t.groupDir(o, me)}}
+		return []entry{{name: name, dir: t.memberGroupDir(o, t.reopenLink(g, l), me)}}
 	case h5core.KindDataset:
-		return t.datasetEntries(name, where, o)
+		return t.datasetEntries(name, where, o, t.reopenLink(g, l))
 	}
 	return nil
 }
@@ -143,7 +157,7 @@ func (t *Tree) failedEntries(name, where string, o *h5core.Object, err error, up
 // failedDir is the directory of bad table group o below ancestors up: its
 // datasets' column files fail with err, its other links show as usual.
 func (t *Tree) failedDir(o *h5core.Object, err error, up *ancestry) *dir {
-	d := &dir{attrs: o, group: o}
+	d := &dir{attrs: o, group: keyOf(o)}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
 		es := []entry{t.metaEntry(o, nil, err)}

@@ -16,10 +16,14 @@ import (
 // with the paths a client walks.
 
 // groupKey identifies a group across paths: its file and header address.
+// The zero key is no group.
 type groupKey struct {
 	file *h5core.File
 	addr uint64
 }
+
+// keyOf returns the key of group g.
+func keyOf(g *h5core.Object) groupKey { return groupKey{g.File(), g.Addr} }
 
 // shownGroups records the directory each group is shown as.
 type shownGroups struct {
@@ -57,10 +61,10 @@ func (s *shownGroups) place(d *dir, es []entry) {
 // claim returns the directory group d's group is shown as, d itself if
 // it is the first (or shows no group).
 func (s *shownGroups) claim(d *dir) *dir {
-	if d.group == nil {
+	k := d.group
+	if k.file == nil {
 		return d
 	}
-	k := groupKey{d.group.File(), d.group.Addr}
 	if s.first == nil {
 		s.first = map[groupKey]*dir{}
 	}

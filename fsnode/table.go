@@ -18,7 +18,7 @@ const RootTableStem = "_table"
 func (t *Tree) tableDir(o *h5core.Object, tb *table.Table, up *ancestry) *dir {
 	d := &dir{attrs: o}
 	if o.Kind() == h5core.KindGroup {
-		d.group = o
+		d.group = keyOf(o)
 	}
 	me := up.within(o, true)
 	d.list = func() ([]entry, error) {
@@ -98,10 +98,12 @@ func (t *Tree) wholeTableEntries(stem string, o *h5core.Object, tb *table.Table)
 	opt := t.viewOptions(objectKey(o))
 	csv := t.viewEntry(stem+".csv", o, func() (View, error) { return arrowexport.NewCSVView(all, opt) })
 	csv.file.hooks = t.csvHooks(tb.Path, csv.file)
+	parquet := t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) })
+	parquet.file.sizeForStat = func(limit int64) (int64, bool, error) { return arrowexport.ParquetStatSize(all, opt, limit) }
 	return []entry{
 		csv,
 		t.viewEntry(stem+".arrow", o, func() (View, error) { return arrowexport.NewArrowView(all, opt) }),
-		t.viewEntry(stem+".parquet", o, func() (View, error) { return arrowexport.NewParquetView(all, opt) }),
+		parquet,
 	}
 }
 

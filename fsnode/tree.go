@@ -159,13 +159,15 @@ type entry struct {
 
 // dir is a directory. attrs, when set, is the object whose attributes
 // are its extended attributes (the object itself, never looked up again
-// by a path, which names holding '/' would make ambiguous).
+// by a path, which names holding '/' would make ambiguous); a member
+// group's directory has reopen instead (see member.go).
 type dir struct {
-	attrs *h5core.Object
-	list  func() ([]entry, error)
-	group *h5core.Object // the group the directory shows, if it shows one (see shown.go)
-	name  string         // its name in its parent, once placed there
-	up    *dir           // its parent, once placed there; nil for the root
+	attrs  *h5core.Object
+	reopen objOpener
+	list   func() ([]entry, error)
+	group  groupKey // the group the directory shows, if it shows one (see shown.go)
+	name   string   // its name in its parent, once placed there
+	up     *dir     // its parent, once placed there; nil for the root
 
 	once    sync.Once
 	entries []entry
@@ -208,13 +210,21 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 	return es[i], nil
 }
 
-// file is a generated file. Its view is made on first use; finalize runs
-// the view's sizing pass once, without holding up stat calls meanwhile.
+// file is a generated file. Its view is made when it is opened; finalize
+// runs the view's sizing pass once, without holding up stat calls
+// meanwhile. Stat before that keeps only the size it showed (statSize),
+// not the view, so that a listing of many files holds no view per file.
 type file struct {
 	path    string         // what the file shows, for messages
 	attrs   *h5core.Object // the object supplying the xattrs, if set
+	reopen  objOpener      // or else the way back to it (see member.go)
 	newView func() (View, error)
-	hooks   *writeHooks // what it takes on a read-write mount; nil: nothing
+	// sizeForStat, if set, finds what the first stat shows (see
+	// firstStat) in a way of its own: a Parquet view, whose making costs
+	// more than a stat should, is not made when the size is known
+	// without it.
+	sizeForStat func(limit int64) (size int64, exact bool, err error)
+	hooks       *writeHooks // what it takes on a read-write mount; nil: nothing
 
 	mu        sync.Mutex
 	fin       sync.Mutex // held by the one finalize running a sizing pass
@@ -223,6 +233,7 @@ type file struct {
 	view      View
 	err       error
 	finalized bool
+	stat      statSize // what stat showed before the view was made
 }
 
 // get returns the file's view, making it on first use.

@@ -39,6 +39,7 @@ type liveTable struct {
 	stem    string           // name of its whole-table files, "" until listed
 	files   map[string]*file // "up/" + whole-table file name, or "dir/" + name in its directory
 	pending map[string][]byte
+	widths  map[string]int    // element size of each column's .raw, by name; nil until listed
 	chunks  *sparsecoo.Chunks // a sparse dataset's committed chunks, for its next commit
 }
 
@@ -66,6 +67,9 @@ func (t *Tree) track(tb *table.Table, prefix, stem string, es []entry) {
 	defer t.w.mu.Unlock()
 	if stem != "" {
 		lt.stem = stem
+	}
+	if lt.widths == nil {
+		lt.widths = widthsOf(tb)
 	}
 	for _, e := range es {
 		if e.file != nil {
@@ -344,21 +348,20 @@ func (a *rawAppender) Commit() error {
 	if err := a.commitCells(); err != nil {
 		return err
 	}
+	a.t.w.mu.Lock()
+	waiting := a.lt.widths != nil && !linedUp(a.lt.pending, a.lt.widths)
+	a.t.w.mu.Unlock()
+	if waiting { // no transaction for rows that cannot commit yet
+		return nil
+	}
 	err := a.t.commit(a.lt.path, func(tb *table.Table, tx *h5core.Tx) error {
+		if !linedUp(a.lt.pending, widthsOf(tb)) {
+			return errWaiting
+		}
 		cols := make([][]byte, len(tb.Columns))
-		rows := int64(-1)
 		for j, c := range tb.Columns {
-			b := a.lt.pending[c.Name]
-			if c.ElemSize == 0 || len(b)%c.ElemSize != 0 {
-				return errWaiting
-			}
-			if r := int64(len(b) / c.ElemSize); rows >= 0 && r != rows || r == 0 {
-				return errWaiting
-			} else {
-				rows = r
-			}
 			var err error
-			if cols[j], err = c.EncodeRaw(b); err != nil {
+			if cols[j], err = c.EncodeRaw(a.lt.pending[c.Name]); err != nil {
 				return fmt.Errorf("%w: %v", ErrInvalid, err)
 			}
 		}
@@ -402,6 +405,33 @@ func (a *rawAppender) commitCells() error {
 }
 
 func (a *rawAppender) Abort() { a.cells = nil }
+
+// widthsOf returns the element size of each column of tb, by name.
+func widthsOf(tb *table.Table) map[string]int {
+	w := make(map[string]int, len(tb.Columns))
+	for _, c := range tb.Columns {
+		w[c.Name] = c.ElemSize
+	}
+	return w
+}
+
+// linedUp reports whether every column (widths: element sizes by name)
+// has the same number of pending rows, and at least one.
+func linedUp(pending map[string][]byte, widths map[string]int) bool {
+	rows := -1
+	for name, w := range widths {
+		b := pending[name]
+		if w == 0 || len(b)%w != 0 {
+			return false
+		}
+		if r := len(b) / w; r == 0 || rows >= 0 && r != rows {
+			return false
+		} else {
+			rows = r
+		}
+	}
+	return rows > 0
+}
 
 // errWaiting is a .raw commit whose columns do not line up yet.
 var errWaiting = errors.New("columns do not have the same number of pending rows")

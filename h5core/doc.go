@@ -22,9 +22,11 @@
 //
 // OpenRW opens a file for writing in place; RW.Begin starts a Tx whose
 // SetExtent, WriteAt, WriteChunk and SetAttribute are made durable by
-// Barrier and Commit with a rollback journal beside the file (see
-// write.go for the commit protocol and Recover). Writers mirror readers:
-// an encoder sits beside each decoder (filter_*.go, *_write.go).
+// Commit, in the order Barrier sets, with a rollback journal beside the
+// file (see write.go for the commit protocol and Recover). NewVlen stores
+// variable-length values in new global heap collections and returns the
+// elements that point at them. Writers mirror readers: an encoder sits
+// beside each decoder (filter_*.go, *_write.go).
 //
 // To encode a chunk, run the dataset's pipeline forward:
 //

@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -72,4 +73,38 @@ func TestExternalLinks(t *testing.T) {
 			t.Errorf("OpenLink(%s): Path %q", name, o.Path)
 		}
 	}
+}
+
+// FuzzExternalLinkResolution opens arbitrary paths of gen_extlinks.py's
+// master.h5 (external links relative, absolute, through the prefix, in
+// chains and cycles) under an arbitrary HDF5_EXT_PREFIX: nothing may panic
+// or hang, no lookup may open more files than the bound, and a path that
+// opens must name what it opened.
+func FuzzExternalLinkResolution(f *testing.F) {
+	dir := f.TempDir()
+	var want map[string]json.RawMessage
+	runH5pyGen(f, "gen_extlinks.py", dir, &want)
+	for path := range want {
+		f.Add(path, filepath.Join(dir, "prefixed"))
+	}
+	f.Add("/chain/x/../y", "${ORIGIN}:${ORIGIN}/sub::/nonexistent")
+	f.Add("/loop/loop", "")
+	f.Fuzz(func(t *testing.T, path, prefix string) {
+		if strings.ContainsRune(prefix, 0) {
+			return // no environment variable holds a NUL
+		}
+		t.Setenv(ExtPrefixEnv, prefix)
+		h, err := Open(filepath.Join(dir, "master.h5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		o, err := h.Open(path)
+		if n := len(h.ext.files); n > maxExternalFiles {
+			t.Fatalf("%d files opened", n)
+		}
+		if err == nil && o.Path == "" {
+			t.Fatalf("%q opened an object without a path", path)
+		}
+	})
 }

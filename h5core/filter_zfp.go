@@ -21,9 +21,10 @@ const (
 	zfpShortMax   = 4094  // whose largest value; 4095 announces the long form
 	zfpLongBits   = 64    // the long form: every parameter
 	zfpBlockEdge  = 4     // a block is 4^d values
-	zfpMaxBlock   = 64    // values in a 3-D block
-	zfpFloatEBits = 8     // exponent bits of float32 blocks,
-	zfpDblEBits   = 11    // and of float64 blocks
+	zfpMaxDims    = 4
+	zfpMaxBlock   = 256 // values in a 4-D block
+	zfpFloatEBits = 8   // exponent bits of float32 blocks,
+	zfpDblEBits   = 11  // and of float64 blocks
 )
 
 // zfpType is zfp's scalar type: 1 int32, 2 int64, 3 float32, 4 float64.
@@ -49,7 +50,7 @@ func (t zfpType) size() int {
 type zfpParams struct {
 	typ              zfpType
 	dims             int
-	n                [3]uint64 // nx, ny, nz (1 beyond dims)
+	n                [zfpMaxDims]uint64 // nx, ny, nz, nw (1 beyond dims)
 	minbits, maxbits int
 	maxprec          uint
 	minexp           int
@@ -79,17 +80,11 @@ func parseZFPParams(cd []uint32) (*zfpParams, error) {
 		return nil, &unsupportedError{fmt.Sprintf("zfp codec version %d not supported (only %d)", codec, zfpCodec)}
 	}
 	meta := r.read(zfpMetaBits)
-	p := &zfpParams{typ: zfpType(meta&3 + 1), dims: int(meta>>2&3) + 1, n: [3]uint64{1, 1, 1}}
+	p := &zfpParams{typ: zfpType(meta&3 + 1), dims: int(meta>>2&3) + 1, n: [zfpMaxDims]uint64{1, 1, 1, 1}}
 	meta >>= 4
-	switch p.dims {
-	case 1:
-		p.n[0] = meta&(1<<48-1) + 1
-	case 2:
-		p.n[0], p.n[1] = meta&(1<<24-1)+1, meta>>24&(1<<24-1)+1
-	case 3:
-		p.n[0], p.n[1], p.n[2] = meta&0xffff+1, meta>>16&0xffff+1, meta>>32&0xffff+1
-	default:
-		return nil, &unsupportedError{"zfp: 4-D fields not supported"}
+	w := 48 / p.dims // bits of each size (less one), nx lowest
+	for i := range p.dims {
+		p.n[i] = meta>>(w*i)&(1<<w-1) + 1
 	}
 	mode := r.read(zfpShortBits)
 	if mode > zfpShortMax {
@@ -153,35 +148,39 @@ func decodeZFP(cd []uint32, in, out []byte) ([]byte, error) {
 	out = out[:count*uint64(p.typ.size())]
 	r := &zfpBits{b: in}
 	d := zfpDecoder{p: p, r: r, out: out}
-	nx, ny, nz := p.n[0], p.n[1], p.n[2]
-	for z := uint64(0); z < nz; z += zfpBlockEdge {
-		for y := uint64(0); y < ny; y += zfpBlockEdge {
-			for x := uint64(0); x < nx; x += zfpBlockEdge {
-				d.block()
-				if r.short {
-					return nil, fmt.Errorf("zfp stream of %d bytes ends inside block (%d,%d,%d)", len(in), x, y, z)
+	nx, ny, nz, nw := p.n[0], p.n[1], p.n[2], p.n[3]
+	for w := uint64(0); w < nw; w += zfpBlockEdge {
+		for z := uint64(0); z < nz; z += zfpBlockEdge {
+			for y := uint64(0); y < ny; y += zfpBlockEdge {
+				for x := uint64(0); x < nx; x += zfpBlockEdge {
+					d.block()
+					if r.short {
+						return nil, fmt.Errorf("zfp stream of %d bytes ends inside block (%d,%d,%d,%d)", len(in), x, y, z, w)
+					}
+					d.scatter(x, y, z, w)
 				}
-				d.scatter(x, y, z)
 			}
 		}
 	}
 	return out, nil
 }
 
-// scatter stores the decoded block whose first value is at (x, y, z),
+// scatter stores the decoded block whose first value is at (x, y, z, w),
 // leaving out the values beyond the field's edges.
-func (d *zfpDecoder) scatter(x, y, z uint64) {
-	nx, ny, nz := d.p.n[0], d.p.n[1], d.p.n[2]
+func (d *zfpDecoder) scatter(x, y, z, w uint64) {
+	nx, ny, nz, nw := d.p.n[0], d.p.n[1], d.p.n[2], d.p.n[3]
 	es := uint64(d.p.typ.size())
-	for k := uint64(0); k < zfpBlockEdge && z+k < nz; k++ {
-		for j := uint64(0); j < zfpBlockEdge && y+j < ny; j++ {
-			for i := uint64(0); i < zfpBlockEdge && x+i < nx; i++ {
-				v := d.vals[i+4*j+16*k]
-				at := ((z+k)*ny*nx + (y+j)*nx + x + i) * es
-				if es == 4 {
-					binary.LittleEndian.PutUint32(d.out[at:], uint32(v))
-				} else {
-					binary.LittleEndian.PutUint64(d.out[at:], v)
+	for l := uint64(0); l < zfpBlockEdge && w+l < nw; l++ {
+		for k := uint64(0); k < zfpBlockEdge && z+k < nz; k++ {
+			for j := uint64(0); j < zfpBlockEdge && y+j < ny; j++ {
+				for i := uint64(0); i < zfpBlockEdge && x+i < nx; i++ {
+					v := d.vals[i+4*j+16*k+64*l]
+					at := ((((w+l)*nz+z+k)*ny+y+j)*nx + x + i) * es
+					if es == 4 {
+						binary.LittleEndian.PutUint32(d.out[at:], uint32(v))
+					} else {
+						binary.LittleEndian.PutUint64(d.out[at:], v)
+					}
 				}
 			}
 		}

@@ -152,6 +152,8 @@ func zfpRevIntBlock[T int32 | int64](d *zfpDecoder, ib []T, intprec, pbits uint,
 // bits: each plane starts with the bits of the coefficients already known
 // to be significant, then group tests (a 1 says another coefficient turns
 // significant, found by a unary run of 0s). It returns the bits read.
+// Bits go straight into data, as zfp does for blocks of more than 64
+// values (4-D), whose planes do not fit one word.
 func (r *zfpBits) decodeInts(data []uint64, maxbits, maxprec, intprec uint) int {
 	clear(data)
 	size := uint(len(data))
@@ -165,7 +167,11 @@ func (r *zfpBits) decodeInts(data []uint64, maxbits, maxprec, intprec uint) int 
 		k--
 		m := min(n, bits)
 		bits -= m
-		x := r.read(m)
+		for i := uint(0); i < m; i += 64 {
+			for j, x := i, r.read(min(m-i, 64)); x != 0; j, x = j+1, x>>1 {
+				data[j] += (x & 1) << k
+			}
+		}
 		for n < size && bits > 0 {
 			bits--
 			if r.bit() == 0 {
@@ -178,11 +184,8 @@ func (r *zfpBits) decodeInts(data []uint64, maxbits, maxprec, intprec uint) int 
 				}
 				n++
 			}
-			x += 1 << n
+			data[n] += 1 << k
 			n++
-		}
-		for i := 0; x != 0; i, x = i+1, x>>1 {
-			data[i] += (x & 1) << k
 		}
 	}
 	return int(maxbits - bits)
@@ -201,33 +204,46 @@ func zfpInvOrder[T int32 | int64](ib []T, u []uint64, intprec uint, dims int) {
 	}
 }
 
-// zfpPerm is zfp's order of a block's coefficients, for 1, 2 and 3
-// dimensions: by the sum of their indexes, then of their squares.
-var zfpPerm = [3][]uint8{
+// zfpPerm is zfp's order of a block's coefficients, for 1 to 4
+// dimensions: by the sum of their indexes, then of their squares, ties in
+// an order of zfp's own (the tables of zfp 1.0; the 4-D one is not the
+// draft table of earlier zfp sources).
+var zfpPerm = [zfpMaxDims][]uint8{
 	{0, 1, 2, 3},
 	{0, 1, 4, 5, 2, 8, 6, 9, 3, 12, 10, 7, 13, 11, 14, 15},
 	{0, 1, 4, 16, 20, 17, 5, 2, 8, 32, 21, 6, 18, 24, 9, 33, 36, 3, 12, 48, 22, 25, 37, 40, 34, 10,
 		7, 19, 28, 13, 49, 52, 41, 38, 26, 23, 29, 53, 11, 35, 44, 14, 50, 56, 42, 27, 39, 45, 30, 54,
 		57, 60, 51, 15, 43, 46, 58, 61, 55, 31, 62, 59, 47, 63},
+	{
+		0, 1, 4, 16, 64, 5, 80, 17, 68, 65, 20, 2, 8, 32, 128, 84,
+		81, 69, 21, 6, 18, 66, 24, 72, 9, 96, 33, 36, 129, 132, 144, 3,
+		12, 48, 192, 85, 82, 70, 22, 73, 25, 88, 37, 100, 97, 148, 145, 133,
+		10, 160, 34, 136, 130, 40, 7, 19, 67, 28, 76, 13, 112, 49, 52, 193,
+		196, 208, 86, 89, 101, 149, 161, 137, 41, 134, 38, 164, 26, 152, 146, 104,
+		98, 74, 83, 71, 23, 77, 29, 92, 53, 116, 113, 212, 209, 197, 11, 35,
+		131, 44, 140, 14, 176, 50, 56, 194, 200, 224, 90, 165, 102, 153, 150, 105,
+		168, 162, 138, 42, 87, 93, 117, 213, 27, 75, 99, 39, 135, 147, 108, 45,
+		141, 156, 30, 78, 177, 180, 54, 114, 120, 57, 198, 210, 216, 201, 225, 228,
+		15, 240, 51, 204, 195, 60, 169, 166, 154, 106, 91, 103, 151, 109, 157, 94,
+		181, 118, 121, 214, 217, 229, 163, 139, 43, 142, 46, 172, 58, 184, 178, 232,
+		226, 202, 241, 205, 61, 199, 55, 244, 31, 220, 211, 124, 115, 79, 170, 167,
+		155, 107, 158, 110, 173, 122, 185, 182, 233, 230, 218, 95, 245, 119, 221, 215,
+		125, 242, 206, 62, 203, 59, 248, 47, 236, 227, 188, 179, 143, 171, 174, 186,
+		234, 246, 222, 126, 219, 123, 249, 111, 237, 231, 189, 183, 159, 252, 243, 207,
+		63, 175, 250, 187, 238, 235, 190, 253, 247, 223, 127, 254, 251, 239, 191, 255,
+	},
 }
 
-// zfpInvXform applies lift along each axis of the block, z first, then y,
-// then x (the inverse of the encoder's x, y, z).
+// zfpInvXform applies lift along each axis of the block, the last (w or
+// z) first and x last (the inverse of the encoder's x, y, z, w).
 func zfpInvXform[T int32 | int64](p []T, dims int, lift func(p []T, at, stride int)) {
-	if dims == 3 {
-		for i := 0; i < 16; i++ {
-			lift(p, i, 16)
-		}
-	}
-	if dims >= 2 {
-		for z := 0; z < 1<<(2*(dims-2)); z++ {
-			for x := 0; x < 4; x++ {
-				lift(p, 16*z+x, 4)
+	for axis := dims - 1; axis >= 0; axis-- {
+		stride := 1 << (2 * axis)
+		for i := range p {
+			if i/stride%4 == 0 {
+				lift(p, i, stride)
 			}
 		}
-	}
-	for i := 0; i < len(p); i += 4 {
-		lift(p, i, 1)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 
 // FuzzDecodeChunk decodes arbitrary chunks through arbitrary pipeline
 // messages: no input may panic, and a success must give size bytes. The
-// seeds are the real chunks of testdata/filters and filters_plugins with
+// seeds are the real chunks of testdata/filters, filters_plugins and
+// filters_blosc2 with
 // their pipelines, and a few made here.
 func FuzzDecodeChunk(f *testing.F) {
-	for _, c := range append(loadCorpus(f), loadCorpusDir(f, "filters_plugins")...) {
+	for _, c := range append(append(loadCorpus(f), loadCorpusDir(f, "filters_plugins")...), loadCorpusDir(f, "filters_blosc2")...) {
 		msg, err := hex.DecodeString(c.PipelineMsg)
 		if err != nil {
 			f.Fatal(err)

@@ -9,7 +9,7 @@ import (
 // runH5pyGen runs the generator testdata/script with Debian's h5py, which
 // writes its files into dir and prints as JSON what libhdf5 reads from
 // them, and decodes that JSON into want.
-func runH5pyGen(t *testing.T, script, dir string, want any) {
+func runH5pyGen(t testing.TB, script, dir string, want any) {
 	t.Helper()
 	out, err := exec.Command("/usr/bin/python3", "testdata/"+script, dir).Output()
 	if err != nil {

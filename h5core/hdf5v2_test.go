@@ -62,7 +62,17 @@ func v2Corpus() []v2Dataset {
 		return op
 	}
 	s := func(d ...int64) []int64 { return d }
+	// blosc2 through h5wasm-plugins' build of the HDF Group plugin: cd
+	// [_, block size, _, _, level, shuffle (0, 1 byte, 2 bit, 3 delta), codec]
+	blosc2 := func(op h5wasmtest.Op, cd ...int) h5wasmtest.Op {
+		op.Compression, op.CompressionOpts = FilterBlosc2, cd
+		return op
+	}
 	return []v2Dataset{
+		{op: blosc2(num("/fixed_blosc2_f4", "<f4", s(50, 40), nil, s(7, 9), false), 0, 0, 0, 0, 5, 1, 5), index: IndexFixedArray},
+		{op: blosc2(num("/fixed_blosc2_3d_i8", "<i8", s(5, 6, 7), nil, s(2, 3, 4), false), 0, 32, 0, 0, 5, 2, 1), index: IndexFixedArray},
+		{op: blosc2(num("/earray_blosc2_u2", "<u2", s(250), s(-1), s(40), false), 0, 16, 0, 0, 5, 3, 0), index: IndexExtensibleArr, grow: s(300)},
+		{op: blosc2(num("/btree2_blosc2_f8", "<f8", s(9, 11), s(-1, -1), s(4, 3), false), 0, 0, 0, 0, 9, 1, 2), index: IndexBtreeV2, grow: s(15, 11)},
 		{op: num("/contiguous_f8", "<f8", s(100), nil, nil, false)},
 		{op: num("/contiguous_2d_u1", "<u1", s(7, 9), nil, nil, false)},
 		{op: num("/single_i4", "<i4", s(6, 7), nil, s(6, 7), false), index: IndexSingleChunk},
@@ -147,6 +157,9 @@ func TestHDF5V2Corpus(t *testing.T) {
 						t.Fatal(err)
 					}
 					t.Logf("layout v%d %s %v", ds.layout.version, ds.Layout(), ds.ChunkIndexKind())
+					if d.op.Compression == FilterBlosc2 && (len(w.Filters) != 1 || w.Filters[0].ID != FilterBlosc2) {
+						t.Fatalf("libhdf5 2.0 sees filters %v, not blosc2", w.Filters)
+					}
 					if got := ds.Shape(); fmt.Sprint(got) != fmt.Sprint(w.Shape) {
 						t.Fatalf("shape %v, libhdf5 2.0 %v", got, w.Shape)
 					}

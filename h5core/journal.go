@@ -85,9 +85,9 @@ func (j *journal) add(s byteRange) {
 
 // save journals the old content (read from data) of every range in
 // spans that lies before the old end of file and was not journaled yet,
-// and makes the journal durable. It returns once the ranges may be
-// overwritten.
-func (j *journal) save(data FSFile, spans []byteRange) error {
+// and makes the journal durable, and with it data when syncData is set.
+// It returns once the ranges may be overwritten.
+func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 	var todo []byteRange
 	for _, s := range spans {
 		s.end = min(s.end, j.oldSize)
@@ -97,6 +97,9 @@ func (j *journal) save(data FSFile, spans []byteRange) error {
 		todo = append(todo, j.uncovered(s)...)
 	}
 	if len(todo) == 0 {
+		if syncData {
+			return syncFile(data)
+		}
 		return nil
 	}
 	created := false
@@ -132,13 +135,27 @@ func (j *journal) save(data FSFile, spans []byteRange) error {
 		return fmt.Errorf("write rollback journal: %w", err)
 	}
 	j.end += int64(len(buf))
-	if err := j.fh.Sync(); err != nil {
-		return fmt.Errorf("sync rollback journal: %w", err)
-	}
-	if created {
-		if err := j.fsys.SyncDir(filepath.Dir(j.path)); err != nil {
-			return fmt.Errorf("sync directory of rollback journal: %w", err)
+	// Each sync waits for the disk: they are independent, so they wait
+	// together.
+	syncs := []func() error{func() error {
+		if err := j.fh.Sync(); err != nil {
+			return fmt.Errorf("sync rollback journal: %w", err)
 		}
+		return nil
+	}}
+	if created {
+		syncs = append(syncs, func() error {
+			if err := j.fsys.SyncDir(filepath.Dir(j.path)); err != nil {
+				return fmt.Errorf("sync directory of rollback journal: %w", err)
+			}
+			return nil
+		})
+	}
+	if syncData {
+		syncs = append(syncs, func() error { return syncFile(data) })
+	}
+	if err := together(syncs); err != nil {
+		return err
 	}
 	for _, s := range todo {
 		j.add(s)
@@ -146,7 +163,35 @@ func (j *journal) save(data FSFile, spans []byteRange) error {
 	return nil
 }
 
-// remove deletes the journal durably: the commit point of a transaction.
+// syncFile syncs the data file.
+func syncFile(data FSFile) error {
+	if err := data.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
+}
+
+// together runs fns at once and returns the first error.
+func together(fns []func() error) error {
+	errs := make(chan error, len(fns))
+	for _, f := range fns[1:] {
+		go func() { errs <- f() }()
+	}
+	err := fns[0]()
+	for range fns[1:] {
+		if e := <-errs; err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// remove deletes the journal: the commit point of a transaction. The
+// removal is left for the file system to make durable (RW.Close syncs
+// the directory): if a crash undoes it, the next open rolls back a
+// committed transaction, to the consistent file it began with. The next
+// transaction's journal is a new file, whose creation is synced before
+// it is relied on, so this one's records stay intact until then.
 func (j *journal) remove() error {
 	if j.fh == nil {
 		return nil
@@ -155,9 +200,6 @@ func (j *journal) remove() error {
 	j.fh = nil
 	if err := j.fsys.Remove(j.path); err != nil {
 		return fmt.Errorf("remove rollback journal: %w", err)
-	}
-	if err := j.fsys.SyncDir(filepath.Dir(j.path)); err != nil {
-		return fmt.Errorf("sync directory of rollback journal: %w", err)
 	}
 	j.saved = nil
 	return nil

@@ -42,7 +42,7 @@ func registerFilter(id uint16, name string, decode filterDecoder, encode filterE
 // Registered third-party filters h5core names but cannot decode or encode.
 func init() {
 	for id, name := range map[uint16]string{
-		32017: "sz", 32026: "blosc2",
+		32017: "sz",
 	} {
 		registerFilter(id, name, nil, nil)
 	}

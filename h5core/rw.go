@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -18,7 +19,10 @@ import (
 // refuses a superblock v3 file whose "open for write" (or SWMR) flag
 // another writer left set, and never sets that flag itself: a crash must
 // not make libhdf5 refuse the file. A hot rollback journal is rolled back
-// first (Recover).
+// first (Recover). A file with a user block is written like any other:
+// every address is relative to the superblock's base (the end-of-file
+// address, which libhdf5 stores absolute, too), and the user block is
+// never written.
 //
 // An RW is not safe for concurrent use; readers of the same file should
 // use their own File (Snapshot) and reopen it after each commit.
@@ -171,6 +175,9 @@ func (w *RW) Close() error {
 	var err error
 	if w.tx != nil {
 		err = w.tx.Rollback()
+	}
+	if serr := w.fsys.SyncDir(filepath.Dir(JournalPath(w.name))); err == nil {
+		err = serr // the last commit's removal of its journal
 	}
 	if cerr := w.fh.Close(); err == nil {
 		err = cerr

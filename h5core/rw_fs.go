@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // FS is the storage a read-write file goes through: the operating system
@@ -23,7 +24,7 @@ type FS interface {
 type FSFile interface {
 	io.ReaderAt
 	io.WriterAt
-	// Sync makes the file's contents durable (fsync).
+	// Sync makes the file's contents and size durable (fdatasync).
 	Sync() error
 	// Truncate changes the file's size.
 	Truncate(size int64) error
@@ -56,6 +57,27 @@ func (osFS) SyncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// Sync is fdatasync: the contents and the size, not the times, which
+// would cost a file system journal commit for every in-place overwrite.
+func (f osFile) Sync() error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error = syscall.EINTR
+	if err := rc.Control(func(fd uintptr) {
+		for serr == syscall.EINTR {
+			serr = syscall.Fdatasync(int(fd))
+		}
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
+	}
+	return nil
 }
 
 func (f osFile) Size() (int64, error) {

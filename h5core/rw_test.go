@@ -2,6 +2,7 @@ package h5core_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,16 @@ func TestWriteInPlace(t *testing.T) {
 			{path: "/contig", off: 2, size: 4, vals: []float64{-7, -8}},
 			{path: "/bt2_gzip", chunk: []uint64{2, 2}, cw: 2, size: 4, vals: []float64{1, 2, 3, 4}},
 			{path: "/fixed_empty", off: 9, size: 4, vals: []float64{99}},
+		},
+		"earliest_ub": { // behind a user block
+			{path: "/t/a", off: 3, size: 8, vals: []float64{-1, -2, -3, -4, -5}},
+			{path: "/t/b", off: 9, size: 8, vals: []float64{0.5}},
+			{path: "/contig", off: 2, size: 4, vals: []float64{-7, -8}},
+		},
+		"latest_ub": {
+			{path: "/t/a", off: 3, size: 8, vals: []float64{-1, -2, -3, -4, -5}},
+			{path: "/t/b", off: 9, size: 8, vals: []float64{0.5}},
+			{path: "/fixed", off: 1, size: 4, vals: []float64{-3}},
 		},
 	}
 	for file, writes := range cases {
@@ -98,6 +109,7 @@ func TestWriteInPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareDigest(t, got[p], want)
+			checkUserBlock(t, file, p)
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
@@ -106,7 +118,7 @@ func TestWriteInPlace(t *testing.T) {
 }
 
 // TestRollback: a rolled-back transaction leaves the file byte for byte
-// as it was, whether or not a barrier had already overwritten bytes.
+// as it was, whether or not its overwrites had already reached the file.
 func TestRollback(t *testing.T) {
 	for _, barrier := range []bool{false, true} {
 		p := copyFixture(t, "latest")
@@ -126,11 +138,11 @@ func TestRollback(t *testing.T) {
 			t.Fatal(err)
 		}
 		if barrier {
-			if err := tx.Barrier(); err != nil {
+			if err := h5core.ApplyUncommitted(tx); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
-				t.Errorf("no journal after a barrier that overwrote bytes: %v", err)
+				t.Errorf("no journal after overwriting bytes: %v", err)
 			}
 		}
 		if err := tx.Rollback(); err != nil {
@@ -262,9 +274,10 @@ func TestLocking(t *testing.T) {
 	rw.Close()
 }
 
-// TestRecoverAtOpen leaves a hot journal behind (a crash after a
-// barrier) and checks that opening the file, for writing (OpenRW) or for
-// reading (Open, as every h5fs command and the mount do), rolls it back.
+// TestRecoverAtOpen leaves a hot journal behind (a crash just before the
+// commit point) and checks that opening the file, for writing (OpenRW) or
+// for reading (Open, as every h5fs command and the mount do), rolls it
+// back.
 func TestRecoverAtOpen(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -285,15 +298,15 @@ func TestRecoverAtOpen(t *testing.T) {
 			if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.Barrier(); err != nil {
+			if err := h5core.ApplyUncommitted(tx); err != nil {
 				t.Fatal(err)
 			}
 			// crash: the process dies with the journal hot (no Close)
 			if _, err := os.Stat(h5core.JournalPath(p)); err != nil {
-				t.Fatal("no journal after the barrier")
+				t.Fatal("no journal after the overwrites")
 			}
 			if now, _ := os.ReadFile(p); bytes.Equal(now, orig) {
-				t.Fatal("the barrier changed nothing")
+				t.Fatal("the overwrites changed nothing")
 			}
 			f, err := tc.open(p)
 			if err != nil {
@@ -418,7 +431,7 @@ func TestRecoverLocked(t *testing.T) {
 	if err := tx.SetAttribute("/t", "NROWS", le(8, false, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Barrier(); err != nil {
+	if err := h5core.ApplyUncommitted(tx); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := h5core.Recover(p); ok || !errors.Is(err, h5core.ErrLocked) {
@@ -433,5 +446,34 @@ func TestRecoverLocked(t *testing.T) {
 	rw.Close()
 	if ok, err := h5core.Recover(p); ok || err != nil {
 		t.Errorf("Recover with no journal: %v, %v", ok, err)
+	}
+}
+
+// TestOpenRWBadBase: a superblock whose end-of-file address lies before
+// its base address (the stored EOF is absolute: relative EOF plus base)
+// is refused for writing with an error naming both, and the file is left
+// as it was.
+func TestOpenRWBadBase(t *testing.T) {
+	p := copyFixture(t, "earliest_ub")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// superblock v0 at 512: 24 bytes of versions and sizes, then the base
+	// address (8 bytes)
+	binary.LittleEndian.PutUint64(b[512+24:], 1<<40)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rw, err := h5core.OpenRW(p)
+	if err == nil {
+		rw.Close()
+		t.Fatal("OpenRW accepted a base address past the end-of-file address")
+	}
+	if !strings.Contains(err.Error(), "base address 0x10000000000") {
+		t.Errorf("error %q does not name the base address", err)
+	}
+	if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+		t.Error("the refused file changed")
 	}
 }

@@ -46,8 +46,8 @@ type vdsState struct {
 }
 
 // parseVDSMappings reads the global heap block of a virtual layout:
-// version 0, the entry count, then per entry the source file and dataset
-// names and the source and virtual selections, then a checksum.
+// version 0 or 1, the entry count, then per entry the source file and
+// dataset names and the source and virtual selections, then a checksum.
 func (f *File) parseVDSMappings(l *layout) ([]vdsMapping, error) {
 	b, err := f.globalHeapObject(l.addr, l.vdsIndex)
 	if err != nil {
@@ -59,20 +59,59 @@ func (f *File) parseVDSMappings(l *layout) ([]vdsMapping, error) {
 	return f.parseVDSBlock(b[:len(b)-4], l.addr)
 }
 
+// Flags of an entry of a version 1 mapping block (libhdf5 2.0, file format
+// 4.0), which stores each repeated name once.
+const (
+	vdsFileShared = 0x01 // the source file name is that of an earlier entry, by index
+	vdsDsetShared = 0x02 // the source dataset name is that of an earlier entry, by index
+	vdsSameFile   = 0x04 // the source file is the virtual dataset's own (".")
+	vdsAllFlags   = vdsFileShared | vdsDsetShared | vdsSameFile
+)
+
 // parseVDSBlock decodes a mapping block without its checksum.
 func (f *File) parseVDSBlock(b []byte, at uint64) ([]vdsMapping, error) {
 	d := f.decoder(b, at)
-	if v := d.u8(); d.err == nil && v != 0 {
-		return nil, &unsupportedError{fmt.Sprintf("virtual dataset mapping block version %d not supported", v)}
+	version := d.u8()
+	if d.err == nil && version > 1 {
+		return nil, &unsupportedError{fmt.Sprintf("virtual dataset mapping block version %d not supported", version)}
 	}
 	n := d.length()
 	if d.err == nil && n > maxVDSMappings {
 		return nil, formatErr(at, "virtual dataset with %d mappings (at most %d)", n, maxVDSMappings)
 	}
 	var maps []vdsMapping
+	// name reads a name stored inline, or shared with an earlier entry.
+	name := func(i uint64, shared bool, pick func(*vdsMapping) string) string {
+		if !shared {
+			return d.cstring()
+		}
+		j := d.length()
+		if d.err == nil && j >= i {
+			d.fail("virtual dataset mapping %d shares the name of mapping %d, not an earlier one", i, j)
+		}
+		if d.err != nil {
+			return ""
+		}
+		return pick(&maps[j])
+	}
 	for i := uint64(0); i < n && d.err == nil; i++ {
-		m := vdsMapping{file: d.cstring(), dset: d.cstring(), at: at}
+		var flags byte
+		if version == 1 {
+			if flags = d.u8(); d.err == nil && flags&^vdsAllFlags != 0 {
+				return nil, formatErr(d.addr(), "virtual dataset mapping %d has unknown flags %#x", i, flags)
+			}
+		}
+		m := vdsMapping{at: at}
+		if flags&vdsSameFile != 0 {
+			m.file = "."
+		} else {
+			m.file = name(i, flags&vdsFileShared != 0, func(m *vdsMapping) string { return m.file })
+		}
+		m.dset = name(i, flags&vdsDsetShared != 0, func(m *vdsMapping) string { return m.dset })
 		for _, sel := range []*[]byte{&m.src, &m.virt} {
+			if d.err != nil {
+				break
+			}
 			k, err := selectionLen(d.b[d.pos:])
 			if err != nil {
 				return nil, formatErr(d.addr(), "virtual dataset mapping %d: %v", i, err)

@@ -18,26 +18,31 @@ import (
 //
 // Data written past the end of file (new chunks, new index nodes) goes to
 // the disk at once; libhdf5 ignores bytes past the superblock's
-// end-of-file address, so they change nothing until a barrier. Overwrites
-// of existing bytes (index entries, object header messages, attribute
-// values, the superblock's end-of-file address) are kept in memory, where
-// reads through RW.File see them, until Barrier or Commit, which:
+// end-of-file address, so they change nothing until the commit.
+// Overwrites of existing bytes (index entries, object header messages,
+// attribute values, the superblock's end-of-file address) are kept in
+// memory, where reads through RW.File see them, until Commit. Barrier is
+// an ordering point among them: what was overwritten before it reaches
+// the disk before anything overwritten after it. Commit then:
 //
 //  1. writes the chunk index structures that are rebuilt rather than
 //     patched (B-trees) past the end of file,
-//  2. fsyncs the file, so everything new is durable (skipped when
-//     nothing was written past the end of file since the last sync),
-//  3. saves the old content of every range about to be overwritten to
-//     the rollback journal and fsyncs it (FILE-journal, see Recover),
-//  4. writes the superblock's new end-of-file address and fsyncs, so no
+//  2. saves the old content of every range about to be overwritten to
+//     the rollback journal (FILE-journal, see Recover) and syncs it, while
+//     it syncs the file, so everything new is durable (skipped when
+//     nothing was written past the end of file),
+//  3. writes the superblock's new end-of-file address and syncs, so no
 //     pointer to the new space can precede it,
-//  5. writes the other overwrites in the order they were made (pointers
-//     to new structures last: a dataset's layout and dataspace messages are
-//     rewritten after its index) and fsyncs.
+//  4. writes the other overwrites in the order they were made, one sync
+//     per barrier interval (pointers to new structures last: a dataset's
+//     layout and dataspace messages are rewritten after its index),
+//  5. removes the journal: that is the commit point.
 //
-// Every checksummed block is rewritten whole. Commit then removes the
-// journal durably: that is the commit point. A crash before it, or
-// Rollback, or any write error (ENOSPC, EIO: the transaction is then
+// The removal is not synced: a crash just after it may bring the journal
+// back, and the next open then rolls back a committed transaction, which
+// leaves the file as consistent as before it (RW.Close syncs it). Every
+// checksummed block is rewritten whole. A crash before the commit point,
+// or Rollback, or any write error (ENOSPC, EIO: the transaction is then
 // failed and only Rollback is left) restores the file as it was at Begin,
 // now or when the file is next opened. A caller that orders its own
 // commit point, as HEP001's NROWS, issues Barrier before writing it: a
@@ -53,6 +58,7 @@ type Tx struct {
 	eoa     uint64 // end of allocated space, relative to the base
 	sbEOA   uint64 // the superblock's end-of-file address as on disk, relative to the base
 	dsets   map[string]*dsWriter
+	heap    *heapWriter // the global heap collection being filled (NewVlen)
 	order   []*dsWriter // datasets in the order first touched
 	err     error       // sticky: the first write error
 	fresh   bool        // written past the old end of file since the last sync
@@ -138,50 +144,66 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 // them.
 func (tx *Tx) read(addr, n uint64) ([]byte, error) { return tx.w.f.read(addr, n) }
 
-// Barrier makes everything the transaction wrote so far durable, in the
-// order described on Tx.
+// Barrier is an ordering point: the overwrites made before it reach the
+// disk, at Commit, before any made after it (see Tx). Writes that follow
+// no overwrite cost nothing.
 func (tx *Tx) Barrier() error {
 	if err := tx.check(); err != nil {
 		return err
 	}
-	return tx.fail(tx.barrier())
+	if err := tx.fail(tx.flush()); err != nil {
+		return err
+	}
+	tx.w.ov.epoch++
+	return nil
 }
 
-func (tx *Tx) barrier() error {
+// flush writes what the datasets' index writers deferred.
+func (tx *Tx) flush() error {
 	for _, d := range tx.order {
 		if err := d.flush(); err != nil {
 			return err
 		}
 	}
-	var first []pendingWrite
+	return nil
+}
+
+// apply makes everything the transaction wrote durable, in the order
+// described on Tx, up to the commit point.
+func (tx *Tx) apply() error {
+	if err := tx.flush(); err != nil {
+		return err
+	}
+	var groups [][]pendingWrite // written in order, a sync after each
 	if tx.eoa != tx.sbEOA {
 		addr, b, err := tx.superblockEOF(tx.eoa)
 		if err != nil {
 			return err
 		}
-		first = append(first, pendingWrite{int64(addr + tx.w.f.base), b})
+		groups = append(groups, []pendingWrite{{off: int64(addr + tx.w.f.base), data: b}})
 	}
 	ov := tx.w.ov
 	fh := tx.w.fh
-	if tx.fresh || len(first) > 0 {
-		if err := fh.Sync(); err != nil {
-			return fmt.Errorf("sync: %w", err)
+	spans := make([]byteRange, 0, len(ov.pending)+1)
+	for i, p := range ov.pending {
+		if i == 0 || p.epoch != ov.pending[i-1].epoch {
+			groups = append(groups, nil)
 		}
-		tx.fresh = false
+		groups[len(groups)-1] = append(groups[len(groups)-1], p)
 	}
-	rest := ov.pending
-	spans := make([]byteRange, 0, len(rest)+1)
-	for _, p := range append(first, rest...) {
-		spans = append(spans, byteRange{p.off, p.off + int64(len(p.data))})
+	for _, g := range groups {
+		for _, p := range g {
+			spans = append(spans, byteRange{p.off, p.off + int64(len(p.data))})
+		}
 	}
-	if err := tx.j.save(fh, spans); err != nil {
+	// The new bytes and the journal become durable together: both must
+	// be before the first overwrite.
+	if err := tx.j.save(fh, spans, tx.fresh || tx.eoa != tx.sbEOA); err != nil {
 		return err
 	}
-	for _, group := range [][]pendingWrite{first, rest} {
-		if len(group) == 0 {
-			continue
-		}
-		for _, p := range group {
+	tx.fresh = false
+	for _, g := range groups {
+		for _, p := range g {
 			if _, err := fh.WriteAt(p.data, p.off); err != nil {
 				return fmt.Errorf("write %d bytes at %#x: %w", len(p.data), p.off, err)
 			}
@@ -190,7 +212,7 @@ func (tx *Tx) barrier() error {
 			return fmt.Errorf("sync: %w", err)
 		}
 	}
-	ov.pending = nil
+	ov.pending, ov.epoch = nil, 0
 	tx.sbEOA = tx.eoa
 	tx.w.f.sb.eofAddr = tx.eoa + tx.w.f.sb.baseAddr
 	return nil
@@ -201,7 +223,7 @@ func (tx *Tx) Commit() error {
 	if err := tx.check(); err != nil {
 		return err
 	}
-	if err := tx.fail(tx.barrier()); err != nil {
+	if err := tx.fail(tx.apply()); err != nil {
 		return err
 	}
 	if err := tx.fail(tx.j.remove()); err != nil {
@@ -223,7 +245,7 @@ func (tx *Tx) Rollback() error {
 	tx.done = true
 	w := tx.w
 	w.tx = nil
-	w.ov.pending = nil
+	w.ov.pending, w.ov.epoch = nil, 0
 	w.space.giveBack(tx.taken)
 	var err error
 	if tx.j.fh != nil {
@@ -242,10 +264,11 @@ func (tx *Tx) Rollback() error {
 	return w.load()
 }
 
-// pendingWrite is an overwrite waiting for the next barrier.
+// pendingWrite is an overwrite waiting for the commit.
 type pendingWrite struct {
-	off  int64 // absolute file offset
-	data []byte
+	off   int64 // absolute file offset
+	data  []byte
+	epoch int // the barriers before it
 }
 
 // overlay is the writer's io.ReaderAt: the file with the pending
@@ -255,18 +278,20 @@ type overlay struct {
 	fh      FSFile
 	size    int64 // allocated size
 	pending []pendingWrite
+	epoch   int // barriers so far in the transaction
 }
 
-// put adds an overwrite; one of the same range replaces its data.
+// put adds an overwrite; one of the same range since the last barrier
+// replaces its data.
 func (o *overlay) put(off int64, b []byte) {
 	b = append([]byte(nil), b...)
 	for i := range o.pending {
-		if p := &o.pending[i]; p.off == off && len(p.data) == len(b) {
+		if p := &o.pending[i]; p.off == off && len(p.data) == len(b) && p.epoch == o.epoch {
 			p.data = b
 			return
 		}
 	}
-	o.pending = append(o.pending, pendingWrite{off, b})
+	o.pending = append(o.pending, pendingWrite{off, b, o.epoch})
 }
 
 func (o *overlay) ReadAt(p []byte, off int64) (int, error) {

@@ -260,7 +260,13 @@ func (d *dsWriter) chunk(s []uint64) ([]byte, chunkLoc, error) {
 	}
 	out := make([]byte, cb)
 	if loc.addr == undefAddr {
-		fillRepeat(out, d.ds.fill, 0)
+		// A fill held in the global heap (variable-length data) is not
+		// copied: libhdf5 deletes the heap object of an element it
+		// overwrites, which would take the fill's own object with it.
+		// Such elements start null (zeros), the empty string.
+		if d.ds.Type.IsFixedSize() {
+			fillRepeat(out, d.ds.fill, 0)
+		}
 		return out, loc, nil
 	}
 	raw, err := d.tx.read(loc.addr, loc.size)

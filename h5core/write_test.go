@@ -145,6 +145,36 @@ func rowsValues(c appendCase, start int) []float64 {
 	return v
 }
 
+// appendRows appends c's rows (rowsValues) to its dataset in tx, or
+// checks that growing it fails when c.err is set, and updates want (what
+// libhdf5 must then see).
+func appendRows(t *testing.T, tx *h5core.Tx, want crashtest.FileDigest, c appendCase) {
+	t.Helper()
+	d := want.Datasets[c.path]
+	n := int(d.Shape[0])
+	dims := slices.Clone(d.Shape)
+	dims[0] += uint64(c.rows)
+	err := tx.SetExtent(c.path, dims)
+	if c.err {
+		if err == nil {
+			t.Errorf("%s: growing to %v succeeded, want an error", c.path, dims)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.path, err)
+	}
+	vals := rowsValues(c, n)
+	if err := tx.WriteAt(c.path, le(c.size, c.float, vals...), int64(n*c.width*c.size)); err != nil {
+		t.Fatalf("%s: %v", c.path, err)
+	}
+	d.Shape = dims
+	for _, v := range vals {
+		d.Values = append(d.Values, v)
+	}
+	want.Datasets[c.path] = d
+}
+
 func TestWriteAppendLibhdf5(t *testing.T) {
 	for file, cases := range appendCases {
 		t.Run(file, func(t *testing.T) {
@@ -163,29 +193,7 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cases {
-				d := want.Datasets[c.path]
-				n := int(d.Shape[0])
-				dims := slices.Clone(d.Shape)
-				dims[0] += uint64(c.rows)
-				err := tx.SetExtent(c.path, dims)
-				if c.err {
-					if err == nil {
-						t.Errorf("%s: growing to %v succeeded, want an error", c.path, dims)
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s: %v", c.path, err)
-				}
-				vals := rowsValues(c, n)
-				if err := tx.WriteAt(c.path, le(c.size, c.float, vals...), int64(n*c.width*c.size)); err != nil {
-					t.Fatalf("%s: %v", c.path, err)
-				}
-				d.Shape = dims
-				for _, v := range vals {
-					d.Values = append(d.Values, v)
-				}
-				want.Datasets[c.path] = d
+				appendRows(t, tx, want, c)
 			}
 			if err := tx.Barrier(); err != nil {
 				t.Fatal(err)
@@ -332,4 +340,73 @@ func flatJSON(t *testing.T, raw json.RawMessage) []any {
 	}
 	walk(v)
 	return out
+}
+
+// TestBtreeGrowth appends enough chunks to datasets h5py wrote with v1
+// and v2 B-tree chunk indexes that their nodes overflow: a root leaf
+// that must split into two levels, a two-level v1 tree that must grow a
+// third, a filtered v2 tree. The trees grow deeper, and libhdf5 (h5py,
+// h5dump) reads every value.
+func TestBtreeGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		c    appendCase
+	}{
+		{"earliest", appendCase{path: "/t/a", size: 8, width: 1, rows: 300}},     // 3 chunks of 4 → 78 (64 per node)
+		{"earliest", appendCase{path: "/t/many", size: 8, width: 1, rows: 9000}}, // 500 chunks of 2 → 5000 (> 64²)
+		{"latest", appendCase{path: "/bt2", size: 4, width: 3, rows: 600}},       // 4 chunks of 2×2 → 604
+		{"latest", appendCase{path: "/bt2_gzip", size: 4, width: 3, rows: 600}},  // filtered records
+		{"earliest_ub", appendCase{path: "/t/a", size: 8, width: 1, rows: 300}},  // behind a user block
+	} {
+		t.Run(tc.file+tc.c.path, func(t *testing.T) {
+			p := copyFixture(t, tc.file)
+			depth := func() int {
+				f, err := h5core.Open(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				d, err := h5core.BtreeDepth(f, tc.c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			before, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := before[p]
+			d0 := depth()
+			rw, err := h5core.OpenRW(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := rw.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendRows(t, tx, want, tc.c)
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			d1 := depth()
+			t.Logf("%s %s: B-tree depth %d → %d", tc.file, tc.c.path, d0, d1)
+			if d1 <= d0 {
+				t.Errorf("B-tree depth %d → %d: the append did not grow the tree", d0, d1)
+			}
+			after, err := crashtest.Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareDigest(t, after[p], want)
+			checkUserBlock(t, tc.file, p)
+			if err := crashtest.H5dump(p); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }

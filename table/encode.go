@@ -1,7 +1,6 @@
 package table
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -31,11 +30,16 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Encode returns the stored elements of a's values, Type.Size bytes each:
 // numbers at the column's width and byte order, labels turned into their
-// codes, strings padded as the type pads them, nulls as the fill value. A
+// codes, strings padded as the type pads them, nulls as the fill value;
+// variable-length strings, and the labels of a categorical column whose
+// labels can grow, staged for Append and Update (see vlen.go). A
 // value the column cannot hold is an error naming its row of a.
 func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 	if err := c.Writable(); err != nil {
 		return nil, err
+	}
+	if c.isVlen() || c.growsLabels() {
+		return c.encodeStaged(a)
 	}
 	n := a.Len()
 	packed := make([]byte, 0, n*c.ElemSize)
@@ -77,17 +81,20 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 }
 
 // Writable reports, as an error naming the column, why it cannot take
-// new values (Encode): variable-length strings and text need heap
-// storage this writer does not allocate.
+// new values (Encode): columns shown as text (variable-length sequences,
+// revised references) and other types without a fixed size (but
+// variable-length strings).
 func (c *Column) Writable() error {
-	if c.ElemSize == 0 || c.conv.kind == cvVlenStr || c.conv.kind == cvText {
+	if (c.ElemSize == 0 && !c.isVlen()) || c.conv.kind == cvText {
 		return fmt.Errorf("%s: %s columns cannot take new values", c.Path, c.HDF5Type)
 	}
 	return nil
 }
 
 // EncodeRaw returns the stored elements of packed little-endian elements
-// as ReadRaw gives them (ElemSize bytes each).
+// as ReadRaw gives them (ElemSize bytes each); the codes of a categorical
+// column whose labels can grow staged as their labels, as Encode gives
+// them.
 func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 	if c.ElemSize == 0 || len(packed)%c.ElemSize != 0 {
 		return nil, fmt.Errorf("%s: %d raw bytes are not whole elements of %d bytes", c.Path, len(packed), c.ElemSize)
@@ -101,7 +108,11 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 			}
 		}
 	}
-	return c.fromPacked(packed)
+	stored, err := c.fromPacked(packed)
+	if err != nil || !c.growsLabels() {
+		return stored, err
+	}
+	return c.stageCodes(stored)
 }
 
 // fromPacked turns packed little-endian elements into stored ones.
@@ -302,29 +313,15 @@ func stringOf(a arrow.Array, i int) (string, bool) {
 	return "", false
 }
 
-// padString returns s as a stored fixed-length string of type t: padded
-// with NULs or spaces as t pads, refused when it does not fit, when it
-// would not read back the same (a NUL inside, trailing padding). The
-// bytes are taken as they are, as Read gives them.
+// padString returns s as a stored fixed-length string of type t
+// (h5core's PutString: padded as t pads; a NULLTERM string may fill the
+// whole element, as libhdf5 reads it), refused when it does not fit or
+// would not read back the same. The bytes are taken as they are, as Read
+// gives them.
 func padString(t *h5core.Datatype, s string) ([]byte, error) {
-	room := t.Size
-	if t.StrPad == h5core.NullTerm {
-		room-- // the NUL must fit
-	}
-	switch {
-	case len(s) > room:
-		return nil, fmt.Errorf("string of %d bytes does not fit the column's %d", len(s), room)
-	case t.StrPad != h5core.SpacePad && bytes.IndexByte([]byte(s), 0) >= 0:
-		return nil, fmt.Errorf("string %q holds a NUL byte", s)
-	case t.StrPad == h5core.SpacePad && len(s) > 0 && s[len(s)-1] == ' ':
-		return nil, fmt.Errorf("string %q ends with a space, which the column's padding drops", s)
-	}
 	e := make([]byte, t.Size)
-	copy(e, s)
-	if t.StrPad == h5core.SpacePad {
-		for k := len(s); k < t.Size; k++ {
-			e[k] = ' '
-		}
+	if err := t.PutString(e, s); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -333,10 +330,7 @@ func padString(t *h5core.Datatype, s string) ([]byte, error) {
 // a categorical label in its value type), or of entry i of a dictionary
 // array of labels.
 func (c *converter) code(a arrow.Array, i int) (int64, error) {
-	label := a.ValueStr(i)
-	if d, ok := a.(*array.Dictionary); ok {
-		label = d.Dictionary().ValueStr(d.GetValueIndex(i))
-	}
+	label := labelOf(a, i)
 	codes, err := c.labelCodes()
 	if err != nil {
 		return 0, err
@@ -346,6 +340,15 @@ func (c *converter) code(a arrow.Array, i int) (int64, error) {
 		return 0, fmt.Errorf("%q is not one of the column's labels", label)
 	}
 	return code, nil
+}
+
+// labelOf returns label i of a (its text, Arrow's ValueStr), or of
+// entry i of a dictionary array of labels.
+func labelOf(a arrow.Array, i int) string {
+	if d, ok := a.(*array.Dictionary); ok {
+		return d.Dictionary().ValueStr(d.GetValueIndex(i))
+	}
+	return a.ValueStr(i)
 }
 
 // labelCodes returns the code of each label of an enum or categorical

@@ -12,14 +12,15 @@ import (
 
 // Tx is the write transaction a mutation runs in (h5core.Tx): datasets
 // and objects named by absolute path, element bytes in the file's format.
-// The caller begins it and, once the mutation returns, commits it (the
-// final barrier) or rolls it back.
+// The caller begins it and, once the mutation returns, commits it (every
+// write made durable, in the order its barriers set) or rolls it back.
 type Tx interface {
 	SetExtent(path string, dims []uint64) error
 	WriteAt(path string, p []byte, off int64) error
 	SetAttribute(path, name string, raw []byte) error
 	SetAttributeShape(path, name string, dims []uint64, raw []byte) error
 	DeleteLink(path, name string) error
+	NewVlen(t *h5core.Datatype, seqs [][]byte) ([]byte, error)
 	Barrier() error
 }
 
@@ -28,9 +29,12 @@ type Tx interface {
 // search index brought up to date — or, when it cannot be kept
 // consistent, deleted (Dropped says which and why) — a barrier, then
 // NROWS. cols holds the new rows of each column in Columns order as
-// stored elements (Encode, EncodeRaw), the same number of rows each.
-// Everything is read and computed before the first write, so a refusal
-// (a value or a column that cannot take the rows) leaves tx untouched.
+// Encode and EncodeRaw give them (stored elements, or staged values:
+// vlen.go), the same number of rows each.
+// Everything is read and computed before the first write (but the text
+// of variable-length strings: heap objects past the end of file, which
+// nothing points at until the rows are written), so a refusal (a value
+// or a column that cannot take the rows) leaves tx as good as untouched.
 // The table is stale afterwards: open it again once tx is committed.
 func (t *Table) Append(tx Tx, cols [][]byte) error {
 	if err := t.Writable(); err != nil {
@@ -41,11 +45,14 @@ func (t *Table) Append(tx Tx, cols [][]byte) error {
 	}
 	k := int64(-1)
 	for j, c := range t.Columns {
-		size := int64(c.Type.Size)
-		if int64(len(cols[j]))%size != 0 || (k >= 0 && int64(len(cols[j]))/size != k) {
-			return fmt.Errorf("%s: %d bytes of new rows, not %d elements of %d bytes", c.Path, len(cols[j]), k, size)
+		r, err := c.rowsOf(cols[j])
+		if err != nil {
+			return err
 		}
-		k = int64(len(cols[j])) / size
+		if k >= 0 && r != k {
+			return fmt.Errorf("%s: %d new rows, the columns before it %d", c.Path, r, k)
+		}
+		k = r
 	}
 	n0, n1 := t.NRows, t.NRows+k
 	if k == 0 {
@@ -53,6 +60,9 @@ func (t *Table) Append(tx Tx, cols [][]byte) error {
 	}
 	ext, err := t.extentFor(n1)
 	if err != nil {
+		return err
+	}
+	if cols, err = t.storeAppended(tx, cols, n1, ext); err != nil {
 		return err
 	}
 	after := func(c *Column, lo, hi int64) ([]byte, error) {
@@ -145,18 +155,19 @@ func (c *Column) pos() int {
 func (t *Table) extentFor(n int64) (uint64, error) {
 	var cur, chunk uint64
 	limit := ^uint64(0)
+	var limiter *Column
 	for _, c := range t.Columns {
 		cur = max(cur, c.src.ds.Shape()[0])
 		chunk = max(chunk, uint64(max(c.ChunkRows, 1)))
-		if mx := c.src.ds.MaxShape(); len(mx) > 0 {
-			limit = min(limit, mx[0])
+		if mx := c.src.ds.MaxShape(); len(mx) > 0 && mx[0] < limit {
+			limit, limiter = mx[0], c
 		}
 	}
 	if cur >= uint64(n) {
 		return cur, nil
 	}
 	if limit < uint64(n) {
-		return 0, fmt.Errorf("%s: cannot hold %d rows: a column's maximum extent is %d", t.Path, n, limit)
+		return 0, fmt.Errorf("%s: cannot hold %d rows: a column's maximum extent is %d (%s, %s layout)", t.Path, n, limit, limiter.Path, limiter.src.ds.Layout())
 	}
 	return min((uint64(n)+chunk-1)/chunk*chunk, limit), nil
 }
@@ -217,6 +228,7 @@ type indexWrite struct {
 	p    []byte
 	off  int64
 	attr map[string]uint64 // attributes to set (SORTED_ROWS tails)
+	heap []heapSlot        // string elements of p whose heap objects are made at commit
 }
 
 // grow extends a dataset's first dimension to n (others kept) if it is
@@ -242,6 +254,9 @@ func (m *mutation) commit(tx Tx) error {
 			if err := tx.SetExtent(w.path, w.dims); err != nil {
 				return err
 			}
+		}
+		if err := storeSlots(tx, &w); err != nil {
+			return err
 		}
 		if len(w.p) > 0 {
 			if err := tx.WriteAt(w.path, w.p, w.off); err != nil {
@@ -478,6 +493,7 @@ func (m *mutation) planMinMax(si *SearchIndex) error {
 	size := c.Type.Size
 	return m.chunksAfter(c, func(c0, c1, length int64, rk *rowKeys) error {
 		out := make([]byte, (c1-c0)*int64(et.Size))
+		var slots []heapSlot
 		for ch := c0; ch < c1; ch++ {
 			lo, hi := (ch-c0)*length, min((ch+1)*length, m.n1)-c0*length
 			s := chunkSummary(rk, lo, hi)
@@ -490,6 +506,14 @@ func (m *mutation) planMinMax(si *SearchIndex) error {
 				copy(e[fmin.Offset:], c.Fill)
 				copy(e[fmax.Offset:], c.Fill)
 			}
+			if c.isVlen() { // bounds of their own (vlen.go)
+				mn, mx := c.fillS, c.fillS
+				if s.min >= 0 {
+					mn, mx = rk.keys[s.min].s, rk.keys[s.max].s
+				}
+				at := int(ch-c0) * et.Size
+				slots = append(slots, heapSlot{at + fmin.Offset, fmin.Type, mn}, heapSlot{at + fmax.Offset, fmax.Type, mx})
+			}
 			for k, v := range []uint64{s.nan, s.fill, uint64(hi - lo)} {
 				b, err := encodeUints(counts[k].Type, []uint64{v})
 				if err != nil {
@@ -499,6 +523,7 @@ func (m *mutation) planMinMax(si *SearchIndex) error {
 			}
 		}
 		m.add(si.Path, si.ds, uint64(c1), out, c0*int64(et.Size), nil)
+		m.writes[len(m.writes)-1].heap = slots
 		return nil
 	})
 }
@@ -681,10 +706,14 @@ func (m *mutation) planBitmap(si *SearchIndex) error {
 	}
 	if grown {
 		out := make([]byte, k1*int64(size))
+		var slots []heapSlot
 		for k, v := range vals {
 			copy(out[pos[k]*size:], v)
+			if k >= int(nv) && c.isVlen() { // a value of its own (vlen.go)
+				slots = append(slots, heapSlot{pos[k] * size, si.values.Type, keys[k].s})
+			}
 		}
-		m.writes = append(m.writes, indexWrite{path: si.ValuesPath, ds: si.values, dims: []uint64{uint64(k1)}, p: out})
+		m.writes = append(m.writes, indexWrite{path: si.ValuesPath, ds: si.values, dims: []uint64{uint64(k1)}, p: out, heap: slots})
 	}
 	m.writes = append(m.writes, w)
 	return nil

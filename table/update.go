@@ -5,9 +5,9 @@ import (
 	"sort"
 )
 
-// Cells are new values for a run of one column's cells: the stored
-// elements (Encode, EncodeRaw) of rows [Row, Row+len(Values)/ElemSize)
-// of Columns[Column].
+// Cells are new values for a run of one column's cells: rows from Row
+// on of Columns[Column], as Encode and EncodeRaw give them (stored
+// elements, or staged values: vlen.go).
 type Cells struct {
 	Column int
 	Row    int64
@@ -32,10 +32,9 @@ func (t *Table) Update(tx Tx, cells []Cells) error {
 			return fmt.Errorf("%s: no column %d (the table has %d)", t.Path, cl.Column, len(t.Columns))
 		}
 		c := t.Columns[cl.Column]
-		size := int64(c.Type.Size)
-		k := int64(len(cl.Values)) / size
-		if int64(len(cl.Values))%size != 0 {
-			return fmt.Errorf("%s: %d bytes of new values are not elements of %d bytes", c.Path, len(cl.Values), size)
+		k, err := c.rowsOf(cl.Values)
+		if err != nil {
+			return err
 		}
 		if cl.Row < 0 || cl.Row+k > t.NRows {
 			return fmt.Errorf("%s: rows [%d, %d) are not all inside the table's %d rows", c.Path, cl.Row, cl.Row+k, t.NRows)
@@ -49,6 +48,10 @@ func (t *Table) Update(tx Tx, cells []Cells) error {
 	}
 	for _, s := range spans {
 		sort.Slice(s, func(a, b int) bool { return s[a].lo < s[b].lo })
+	}
+	cells, err := t.storeCells(tx, cells)
+	if err != nil {
+		return err
 	}
 	// the rows after the update: the stored ones, the cells laid over them
 	updated := func(c *Column, lo, hi int64) ([]byte, error) {

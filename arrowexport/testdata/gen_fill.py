@@ -24,3 +24,16 @@ with h5py.File(out, "w") as f:
     add("contig", shape=(100_000,), dtype="<f4", fillvalue=0.125)
     # 2^32 rows never written: sized without a pass over them
     add("never_big", shape=(1 << 32,), dtype="<f8", chunks=(1 << 20,), fillvalue=2.5)
+    # a table (HEP001) whose columns are mostly never written: rows 0-999
+    # and 50,000-50,099 of x, rows 0-999 of y, none of z (no fill value
+    # set: zeros)
+    t = f.create_group("tfill")
+    t.attrs["CLASS"] = np.bytes_("COLUMN_TABLE")
+    t.attrs["VERSION"] = np.bytes_("1.0")
+    t.attrs["NROWS"] = np.uint64(100_000)
+    x = t.create_dataset("x", shape=(100_000,), dtype="<i4", chunks=(8192,), fillvalue=-1, track_times=False)
+    x[0:1000] = np.arange(1000)
+    x[50_000:50_100] = 7
+    y = t.create_dataset("y", shape=(100_000,), dtype="<f8", chunks=(8192,), fillvalue=0.5, track_times=False)
+    y[0:1000] = np.arange(1000) / 4
+    t.create_dataset("z", shape=(100_000,), dtype="<i2", chunks=(8192,), track_times=False)

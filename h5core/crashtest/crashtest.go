@@ -5,7 +5,10 @@
 // contents before the recorded operations, the state a crash could leave
 // after every prefix of them: all of the prefix applied, and for each
 // file (and the directory) the variant where its writes since its last
-// fsync were lost. Each state is written to a directory of its own; Check
+// fsync were lost. ReplayReordered adds, since the disk may reorder what
+// it was not told to order, where the prefix ends before an fsync (or
+// ends the record), for each write since its file's last fsync the
+// variant where that write alone was lost. Each state is written to a directory of its own; Check
 // rolls it back with h5core.RecoverFS and hands what libhdf5 sees before
 // and after recovery to a predicate.
 package crashtest
@@ -17,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/h5fs/h5fs/h5core"
@@ -61,6 +65,9 @@ func (o Op) String() string {
 // a test shows the harness catches a forgotten barrier.
 type Recorder struct {
 	DropSync func(name string) bool
+	// Reorder makes CheckNROWSCommit replay reordered writes too
+	// (ReplayReordered).
+	Reorder bool
 
 	mu  sync.Mutex
 	ops []Op
@@ -164,16 +171,20 @@ func Take(paths ...string) (Snapshot, error) {
 
 // Crash is one state a crash could leave.
 type Crash struct {
-	Point int    // operations applied: Ops[:Point] (minus the lost ones)
-	Lost  string // the file (or directory) whose unsynced operations were lost; "" for none
-	Dir   string // where the state's files were written, under their base names
+	Point  int    // operations applied: Ops[:Point] (minus the lost ones)
+	Lost   string // the file (or directory) whose unsynced operations were lost; "" for none
+	LostOp int    // the one unsynced write lost (Lost is ""); -1 for none
+	Dir    string // where the state's files were written, under their base names
 }
 
 // String names the crash for test failures.
 func (c Crash) String() string {
 	lost := "nothing lost"
-	if c.Lost != "" {
+	switch {
+	case c.Lost != "":
 		lost = "unsynced " + filepath.Base(c.Lost) + " lost"
+	case c.LostOp >= 0:
+		lost = fmt.Sprintf("unsynced op %d alone lost", c.LostOp+1)
 	}
 	return fmt.Sprintf("crash after op %d (%s)", c.Point, lost)
 }
@@ -185,6 +196,17 @@ func (c Crash) Path(path string) string { return filepath.Join(c.Dir, filepath.B
 // subdirectories of dir, and returns them. All files must live in one
 // directory (the HDF5 file and its journal do).
 func Replay(before Snapshot, ops []Op, dir string) ([]Crash, error) {
+	return replay(before, ops, dir, false)
+}
+
+// ReplayReordered is Replay with the states of reordered writes: those
+// where one write since its file's last fsync was lost and the later
+// ones kept.
+func ReplayReordered(before Snapshot, ops []Op, dir string) ([]Crash, error) {
+	return replay(before, ops, dir, true)
+}
+
+func replay(before Snapshot, ops []Op, dir string, reorder bool) ([]Crash, error) {
 	var crashes []Crash
 	for i := 0; i <= len(ops); i++ {
 		variants := []string{""}
@@ -199,8 +221,18 @@ func Replay(before Snapshot, ops []Op, dir string) ([]Crash, error) {
 				variants = append(variants, key)
 			}
 		}
+		var cs []Crash
 		for _, lost := range variants {
-			c := Crash{Point: i, Lost: lost, Dir: filepath.Join(dir, fmt.Sprintf("%04d-%d", i, len(crashes)))}
+			cs = append(cs, Crash{Point: i, Lost: lost, LostOp: -1})
+		}
+		if reorder && (i == len(ops) || ops[i].Kind == OpSync) {
+			// Just before a sync, when the most writes are in flight.
+			for _, k := range reorderable(ops[:i]) {
+				cs = append(cs, Crash{Point: i, LostOp: k})
+			}
+		}
+		for _, c := range cs {
+			c.Dir = filepath.Join(dir, fmt.Sprintf("%04d-%d", i, len(crashes)))
 			if err := c.write(before, ops[:i]); err != nil {
 				return nil, err
 			}
@@ -227,6 +259,33 @@ func unsynced(ops []Op, key string) bool {
 		}
 	}
 	return pending
+}
+
+// reorderable returns the writes of ops that a crash may lose while
+// keeping a later one: those after their file's last sync, in files with
+// more than one such write.
+func reorderable(ops []Op) []int {
+	byFile := map[string][]int{}
+	for i, o := range ops {
+		switch o.Kind {
+		case OpWrite, OpTruncate:
+			byFile[o.Name] = append(byFile[o.Name], i)
+		case OpSync:
+			delete(byFile, o.Name)
+		}
+	}
+	var out []int
+	for _, ks := range byFile {
+		if len(ks) > 1 {
+			for _, k := range ks {
+				if ops[k].Kind == OpWrite {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // lastSync returns, for key, the index of its last sync in ops (-1: none).
@@ -258,7 +317,7 @@ func (c Crash) write(before Snapshot, ops []Op) error {
 	for i, o := range ops {
 		isDir := o.Kind == OpCreate || o.Kind == OpRemove
 		lost := c.Lost != "" && i > cut && ((isDir && c.Lost == "dir") || (!isDir && o.Name == c.Lost))
-		if lost {
+		if lost || i == c.LostOp {
 			continue
 		}
 		switch o.Kind {

@@ -99,8 +99,8 @@ func packageDir() (string, error) {
 	}
 }
 
-// installed reports whether dir/node_modules holds the h5wasm version
-// package-lock.json pins, and if not, why.
+// installed reports whether dir/node_modules holds every package at the
+// version package-lock.json pins, and if not, why.
 func installed(dir string) (bool, string) {
 	var lock struct {
 		Packages map[string]struct {
@@ -114,22 +114,29 @@ func installed(dir string) (bool, string) {
 	if err := json.Unmarshal(b, &lock); err != nil {
 		return false, fmt.Sprintf("package-lock.json: %v", err)
 	}
-	want := lock.Packages["node_modules/h5wasm"].Version
-	var got struct {
-		Version string `json:"version"`
+	if _, ok := lock.Packages["node_modules/h5wasm"]; !ok {
+		return false, "package-lock.json pins no h5wasm"
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "node_modules", "h5wasm", "package.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return false, "node_modules/h5wasm is missing"
-	}
-	if err != nil {
-		return false, err.Error()
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		return false, fmt.Sprintf("node_modules/h5wasm/package.json: %v", err)
-	}
-	if want == "" || got.Version != want {
-		return false, fmt.Sprintf("node_modules/h5wasm is version %q, package-lock.json pins %q", got.Version, want)
+	for name, p := range lock.Packages {
+		if !strings.HasPrefix(name, "node_modules/") {
+			continue
+		}
+		var got struct {
+			Version string `json:"version"`
+		}
+		b, err = os.ReadFile(filepath.Join(dir, name, "package.json"))
+		if errors.Is(err, os.ErrNotExist) {
+			return false, name + " is missing"
+		}
+		if err != nil {
+			return false, err.Error()
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			return false, fmt.Sprintf("%s/package.json: %v", name, err)
+		}
+		if p.Version == "" || got.Version != p.Version {
+			return false, fmt.Sprintf("%s is version %q, package-lock.json pins %q", name, got.Version, p.Version)
+		}
 	}
 	return true, ""
 }

@@ -58,12 +58,23 @@ type hostileCase struct {
 	// the walk asks.
 	once []string
 	// sizes are files whose size, once opened, must be the one given;
-	// zeros are files to read whole, all of whose bytes are 0.
+	// zeros are files to read whole, all of whose bytes are 0; tails are
+	// files to read whole, as long as their size says, ending with the
+	// bytes given.
 	sizes map[string]int64
 	zeros []string
+	tails map[string]string
+	// check, if set, checks more of the mount.
+	check func(t *testing.T, mp string)
 }
 
 var hostileCases = []hostileCase{
+	// a million chunks, every view read whole: first, so that the peak
+	// RSS logged for it is its own
+	{file: "chunks.h5",
+		tails: map[string]string{"many.csv": "\n999998\n999999\n", "many.raw": "\x3f\x42\x0f\x00",
+			"many.npy": "\x3e\x42\x0f\x00\x3f\x42\x0f\x00", ".meta.json": "}\n"},
+	},
 	{file: "slashname.h5",
 		links: map[string]string{
 			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/r":  "",
@@ -98,6 +109,7 @@ var hostileCases = []hostileCase{
 		names: []string{"huge.raw", "huge.npy", "big/x.raw"},
 		efbig: []string{"huge.csv", "big.csv", "big.arrow", "big.parquet", "big/x.csv", "big/x.arrow"},
 		sizes: map[string]int64{"mid.csv": int64(len("mid\n")) + 1<<30*int64(len("0\n"))},
+		check: checkWide,
 		logs:  []string{"huge.csv: about ", "over the 68719476736 bytes a view that needs a sizing pass may have"},
 	},
 	// 2^40 paths, walked to the end: each group is a directory once, at
@@ -124,10 +136,10 @@ var hostileCases = []hostileCase{
 // and refusals are the expected ones, and nothing hangs.
 func TestHostile(t *testing.T) {
 	dir := hostileCorpus(t)
-	stop := sampleRSS(t)
-	defer stop()
 	for _, c := range hostileCases {
 		t.Run(c.file, func(t *testing.T) {
+			stop := sampleRSS(t)
+			defer stop()
 			var logs syncBuffer
 			mp := fusetest.Mount(t, filepath.Join(dir, c.file), &logs)
 			done := make(chan struct{})
@@ -158,6 +170,12 @@ func TestHostile(t *testing.T) {
 				}
 				for _, p := range c.zeros {
 					allZero(t, filepath.Join(mp, p))
+				}
+				for p, want := range c.tails {
+					endsWith(t, filepath.Join(mp, p), want)
+				}
+				if c.check != nil {
+					c.check(t, mp)
 				}
 				for p, want := range c.xattrs {
 					xattrsAnswer(t, filepath.Join(mp, p), want)
@@ -250,6 +268,33 @@ func allZero(t *testing.T, p string) {
 			return
 		}
 	}
+}
+
+// endsWith reads p whole and checks that it is as long as its size
+// says and ends with tail.
+func endsWith(t *testing.T, p, tail string) {
+	start := time.Now()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	b, err := io.ReadAll(f)
+	switch {
+	case err != nil:
+		t.Error(err)
+	case int64(len(b)) != st.Size():
+		t.Errorf("%s: read %d bytes, size %d once opened", p, len(b), st.Size())
+	case !strings.HasSuffix(string(b), tail):
+		t.Errorf("%s ends with %q, want %q", p, b[max(0, len(b)-len(tail)):], tail)
+	}
+	t.Logf("%s: %d bytes read in %v", filepath.Base(p), len(b), time.Since(start))
 }
 
 // xattrsAnswer lists the extended attributes of p and reads each: every
@@ -359,8 +404,8 @@ func within(mp, p string) error {
 }
 
 // sampleRSS samples the test process's resident set (the daemon of its
-// mounts) every 20 ms until the returned stop is called, which fails the
-// test if it ever exceeded rssBudget.
+// mounts) every 20 ms until the returned stop is called, which logs the
+// peak and fails the test if it ever exceeded rssBudget.
 func sampleRSS(t *testing.T) (stop func()) {
 	done := make(chan struct{})
 	peak := make(chan int64)

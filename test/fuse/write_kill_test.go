@@ -2,12 +2,14 @@ package fuse_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,148 +59,324 @@ print(n, bad[:1])`
 	if bad != "[]" {
 		t.Errorf("%s: row x[40+i] != i first at i = %s", filepath.Base(name), bad)
 	}
-	if !indexes && n != newest {
-		return n
+	if indexes || n == newest {
+		checkIndexes(t, name)
 	}
+	return n
+}
+
+// checkIndexes runs check_write.py: every search index of /t matches one
+// recomputed from scratch, and SEARCH_INDEXES holds nothing unreferenced.
+func checkIndexes(t *testing.T, name string) {
+	t.Helper()
 	cmd := exec.Command("/usr/bin/python3", "check_write.py", name, "/t")
 	cmd.Dir = fusetest.OwnCorpus
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%s: check_write.py (indexes recomputed from scratch): %v\n%s", filepath.Base(name), err, out)
 	}
-	return n
 }
 
-// TestWriteKill streams appends to t.csv through `h5fs mount -f -o rw`
-// and kills the daemon with SIGKILL after a random delay, several times.
-// libhdf5 opens the file left behind before any recovery (the commit
-// order) and after `h5fs check` rolled back a hot journal (saying so on
-// stderr); both times NROWS is a count some append committed or was
-// committing and the rows are the stream's; §12 holds after recovery
-// and, before it, whenever NROWS is the new count.
+// killWorkload is a stream of writes TestWriteKill sends through a
+// read-write mount of a copy of one of OwnCorpus's files until it kills
+// the daemon.
+type killWorkload struct {
+	fixture string
+	// step makes write number i through the mount at mp; it returns once
+	// the mount committed it (at close) or with the error that stopped it.
+	step func(mp string, i int) error
+	// early: the kill does not wait for the first write to complete and
+	// a random delay after it; inCommit: it waits for a commit's rollback
+	// journal to appear, then a random delay (0–2 ms). Both: a kill
+	// inside the first write's commit.
+	early, inCommit bool
+	// check checks the file at name with libhdf5 when done writes had
+	// completed and one more may have been committing: it shows the state
+	// after done or done+1 writes. recovered says whether h5fs check has
+	// run (rolling back a hot journal); before, the journal may be all
+	// that restores what the commit order cannot protect. It returns a
+	// description of the state for the log.
+	check func(t *testing.T, name string, done int, recovered bool) string
+}
+
+// TestWriteKill streams writes through `h5fs mount -f -o rw` and kills
+// the daemon with SIGKILL at a random point, several times per stream:
+// appends to t.csv; single-cell updates of x.raw (pwrite, each one an
+// index rebuild; killed inside a commit); and appends to write_fixed.h5,
+// killed inside the first one, which deletes the search indexes that
+// cannot grow (§11.2). libhdf5 opens the
+// file left behind before any recovery (the commit order) and after
+// `h5fs check --verify-indexes` rolled back a hot journal (saying so on
+// stderr) and found every search index consistent with its column; both
+// times the file shows the state after the writes that completed or
+// after the one in flight too, never a torn one.
 func TestWriteKill(t *testing.T) {
 	bin := h5fsBinary(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(8, seed))
-	hot := 0
-	const rounds = 4
-	for round := range rounds {
-		dir := t.TempDir()
-		name := filepath.Join(dir, "write.h5")
-		src, err := os.ReadFile(filepath.Join(fusetest.OwnCorpus, "write.h5"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		mp := filepath.Join(dir, "mnt")
-		if err := os.Mkdir(mp, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cleanupMount(t, mp)
-		var logb bytes.Buffer
-		daemon := exec.Command(bin, "mount", "-f", "-o", "rw", name, mp)
-		daemon.Stderr = &logb
-		if err := daemon.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; ; i++ {
-			if ok, _ := mounted(mp); ok {
-				break
+	for _, tc := range []struct {
+		name   string
+		rounds int
+		w      killWorkload
+	}{
+		{"append", 4, appendWorkload("write.h5", seed, false)},
+		{"update", 4, updateWorkload()},
+		{"append_drop_index", 6, appendWorkload("write_fixed.h5", seed, true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(8, seed))
+			hot := 0
+			for round := range tc.rounds {
+				if killRound(t, bin, rng, round, tc.w) {
+					hot++
+				}
 			}
-			if i == 600 {
-				daemon.Process.Kill()
-				t.Fatalf("h5fs mount -f -o rw did not mount: %s", logb.String())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			t.Logf("%d of %d kills left a hot journal", hot, tc.rounds)
+		})
+	}
+}
 
-		// The appender: batches of 20–300 rows, one commit each (at close).
-		var mu sync.Mutex
-		done, inflight := 40, 40
-		batches := rand.New(rand.NewPCG(uint64(round), seed))
-		first := make(chan struct{})
-		stopped := make(chan error, 1)
-		go func() {
-			csv := filepath.Join(mp, "t.csv")
-			for i := 0; ; i++ {
-				mu.Lock()
-				k := 20 + batches.IntN(280)
-				from := done - 40
-				inflight = done + k
-				mu.Unlock()
-				if err := fusetest.Append(csv, writeRows(from, from+k)); err != nil {
-					stopped <- err
-					return
-				}
-				mu.Lock()
-				done += k
-				mu.Unlock()
-				if i == 0 {
-					close(first)
-				}
+// appendWorkload appends batches of 20–300 rows of writeRows to t.csv,
+// one commit each. A state is NROWS: 40 and the rows of the batches
+// committed; every search index consistent after recovery and, before
+// it, whenever NROWS is the newest count (an index entry of the chunk
+// the old last row shares with the new ones is updated in place before
+// NROWS: only the journal restores it).
+func appendWorkload(fixture string, seed uint64, early bool) killWorkload {
+	var mu sync.Mutex
+	var rng *rand.Rand
+	rows := []int{40} // rows after i batches
+	return killWorkload{
+		fixture:  fixture,
+		early:    early,
+		inCommit: early,
+		step: func(mp string, i int) error {
+			mu.Lock()
+			if i == 0 {
+				rng = rand.New(rand.NewPCG(uint64(len(fixture)), seed))
+				rows = rows[:1]
 			}
-		}()
+			from := rows[i]
+			k := 20 + rng.IntN(280)
+			rows = append(rows, from+k)
+			mu.Unlock()
+			return fusetest.Append(filepath.Join(mp, "t.csv"), writeRows(from-40, from-40+k))
+		},
+		check: func(t *testing.T, name string, done int, recovered bool) string {
+			mu.Lock()
+			allowed := map[int]bool{rows[done]: true, rows[min(done+1, len(rows)-1)]: true}
+			newest := rows[len(rows)-1]
+			mu.Unlock()
+			return fmt.Sprintf("NROWS %d", checkStreamPrefix(t, name, allowed, newest, recovered))
+		},
+	}
+}
+
+// updateWorkload rewrites one cell of x per write, by a pwrite of one
+// element into x.raw: write i sets row (7i mod 40) to 5000+i. A state is
+// x as after the writes completed, or after one more; every search index
+// of x (CHUNK_MINMAX, CHUNK_BLOOM, SORTED_ROWS) consistent after
+// recovery.
+func updateWorkload() killWorkload {
+	row := func(i int) int { return 7 * i % 40 }
+	return killWorkload{
+		fixture:  "write.h5",
+		inCommit: true,
+		step: func(mp string, i int) error {
+			fh, err := os.OpenFile(filepath.Join(mp, "t", "x.raw"), os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, werr := fh.WriteAt(binary.LittleEndian.AppendUint32(nil, uint32(5000+i)), int64(row(i))*4)
+			return errors.Join(werr, fh.Close())
+		},
+		check: func(t *testing.T, name string, done int, recovered bool) string {
+			py := `import h5py, sys
+g = h5py.File(sys.argv[1], "r")["t"]
+print(int(g.attrs["NROWS"]), *g["x"][:40].tolist())`
+			out, err := exec.Command("/usr/bin/python3", "-c", py, name).CombinedOutput()
+			if err != nil {
+				t.Fatalf("h5py cannot read %s: %v\n%s", name, err, out)
+			}
+			var got []int
+			for _, f := range strings.Fields(string(out)) {
+				var v int
+				if _, err := fmt.Sscan(f, &v); err != nil {
+					t.Fatalf("h5py printed %q", out)
+				}
+				got = append(got, v)
+			}
+			if got[0] != 40 {
+				t.Errorf("%s: NROWS = %d, want 40", filepath.Base(name), got[0])
+			}
+			want := func(n int) []int { // x after n writes, from x as generated
+				x := slices.Clone(writeX)
+				for i := range n {
+					x[row(i)] = 5000 + i
+				}
+				return x
+			}
+			state := ""
+			switch {
+			case slices.Equal(got[1:], want(done)):
+				state = fmt.Sprintf("x after %d updates", done)
+			case slices.Equal(got[1:], want(done+1)):
+				state = fmt.Sprintf("x after %d updates (the one in flight)", done+1)
+			default:
+				t.Errorf("%s: x = %v, neither after %d updates %v nor after %d", filepath.Base(name), got[1:], done, want(done), done+1)
+			}
+			if recovered {
+				checkIndexes(t, name)
+			}
+			return state
+		},
+	}
+}
+
+// writeX is column x of write.h5 as generated (read once, by h5py).
+var writeX []int
+
+func loadWriteX(t *testing.T) {
+	if writeX != nil {
+		return
+	}
+	py := `import h5py, sys
+print(*h5py.File(sys.argv[1], "r")["t/x"][:40].tolist())`
+	out, err := exec.Command("/usr/bin/python3", "-c", py, filepath.Join(fusetest.OwnCorpus, "write.h5")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("h5py: %v\n%s", err, out)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		var v int
+		if _, err := fmt.Sscan(f, &v); err != nil {
+			t.Fatalf("h5py printed %q", out)
+		}
+		writeX = append(writeX, v)
+	}
+}
+
+// killRound mounts a fresh copy of w's fixture with `h5fs mount -f -o
+// rw`, streams w's writes, kills the daemon with SIGKILL after a random
+// delay, checks the file as left and after `h5fs check
+// --verify-indexes`, and reports whether a hot journal was rolled back.
+func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorkload) bool {
+	t.Helper()
+	loadWriteX(t)
+	dir := t.TempDir()
+	name := filepath.Join(dir, w.fixture)
+	src, err := os.ReadFile(filepath.Join(fusetest.OwnCorpus, w.fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mp := filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cleanupMount(t, mp)
+	var logb bytes.Buffer
+	daemon := exec.Command(bin, "mount", "-f", "-o", "rw", name, mp)
+	daemon.Stderr = &logb
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if ok, _ := mounted(mp); ok {
+			break
+		}
+		if i == 600 {
+			daemon.Process.Kill()
+			t.Fatalf("h5fs mount -f -o rw did not mount: %s", logb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// The writer: one write after the other, each committed at its close.
+	var mu sync.Mutex
+	done := 0
+	first := make(chan struct{})
+	stopped := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			if err := w.step(mp, i); err != nil {
+				stopped <- err
+				return
+			}
+			mu.Lock()
+			done++
+			mu.Unlock()
+			if i == 0 {
+				close(first)
+			}
+		}
+	}()
+	if !w.early {
 		select {
 		case <-first:
 		case err := <-stopped:
 			daemon.Process.Kill()
-			t.Fatalf("round %d: first append failed: %v\n%s", round, err, logb.String())
+			t.Fatalf("round %d: first write failed: %v\n%s", round, err, logb.String())
 		}
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
-		daemon.Process.Kill()
-		daemon.Wait()
-		<-stopped // the dead mount fails the appender's next call
-		if err := exec.Command("umount", "-l", mp).Run(); err != nil {
-			t.Errorf("umount -l %s: %v", mp, err)
-		}
-		mu.Lock()
-		allowed := map[int]bool{done: true, inflight: true}
-		mu.Unlock()
-
-		// Before recovery: a copy, since libhdf5 must see the file as left.
-		raw, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		asLeft := filepath.Join(dir, "as-left.h5")
-		if err := os.WriteFile(asLeft, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, jerr := os.Stat(h5core.JournalPath(name))
-		// An index entry of the chunk the old last row shares with the
-		// new ones is updated in place before NROWS: only the journal
-		// restores it, so as left the indexes are checked under the new
-		// NROWS only.
-		nLeft := checkStreamPrefix(t, asLeft, allowed, inflight, false)
-
-		var stderr bytes.Buffer
-		check := exec.Command(bin, "check", name)
-		check.Stderr = &stderr
-		if out, err := check.Output(); err != nil {
-			t.Fatalf("round %d: h5fs check after kill -9: %v\n%s%s", round, err, out, stderr.String())
-		}
-		if _, err := os.Stat(h5core.JournalPath(name)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("round %d: journal left after h5fs check: %v", round, err)
-		}
-		after, _ := os.ReadFile(name)
-		rolled := !bytes.Equal(after, raw)
-		if said := strings.Contains(stderr.String(), "rolled back an interrupted write"); said != rolled {
-			t.Errorf("round %d: h5fs check changed the file: %v, said it rolled back: %v (stderr %q)", round, rolled, said, stderr.String())
-		}
-		if rolled {
-			hot++
-			if jerr != nil {
-				t.Errorf("round %d: file rolled back without a journal", round)
-			}
-		}
-		n := checkStreamPrefix(t, name, allowed, inflight, true)
-		t.Logf("round %d: killed with %d rows committed (%d in flight): NROWS %d as left, %d after h5fs check (rolled back: %v)",
-			round, done, inflight, nLeft, n, rolled)
-		if !rolled && n != nLeft {
-			t.Errorf("round %d: NROWS %d as left, %d after a check that rolled nothing back", round, nLeft, n)
-		}
 	}
-	t.Logf("%d of %d kills left a hot journal", hot, rounds)
+	if w.inCommit {
+		// Kill inside a commit: once its rollback journal appears (or
+		// after 10 s without one), after a random delay.
+		for i := 0; i < 100000; i++ {
+			if _, err := os.Stat(h5core.JournalPath(name)); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+	}
+	daemon.Process.Kill()
+	daemon.Wait()
+	<-stopped // the dead mount fails the writer's next call
+	if err := exec.Command("umount", "-l", mp).Run(); err != nil {
+		t.Errorf("umount -l %s: %v", mp, err)
+	}
+	mu.Lock()
+	n := done
+	mu.Unlock()
+
+	// Before recovery: a copy, since libhdf5 must see the file as left.
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asLeft := filepath.Join(dir, "as-left.h5")
+	if err := os.WriteFile(asLeft, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, jerr := os.Stat(h5core.JournalPath(name))
+	left := w.check(t, asLeft, n, false)
+
+	var stderr bytes.Buffer
+	check := exec.Command(bin, "check", "--verify-indexes", name)
+	check.Stderr = &stderr
+	if out, err := check.Output(); err != nil {
+		t.Errorf("round %d: h5fs check --verify-indexes after kill -9: %v\n%s%s", round, err, out, stderr.String())
+	}
+	if _, err := os.Stat(h5core.JournalPath(name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("round %d: journal left after h5fs check: %v", round, err)
+	}
+	// A hot journal is rolled back and said so; the bytes may come back
+	// unchanged (a kill after the journal was saved, before the overwrites).
+	after, _ := os.ReadFile(name)
+	changed := !bytes.Equal(after, raw)
+	rolled := strings.Contains(stderr.String(), "rolled back an interrupted write")
+	if changed && !rolled {
+		t.Errorf("round %d: h5fs check changed the file without saying it rolled back (stderr %q)", round, stderr.String())
+	}
+	if rolled && jerr != nil {
+		t.Errorf("round %d: h5fs check rolled back without a journal", round)
+	}
+	recovered := w.check(t, name, n, true)
+	t.Logf("round %d: killed after %d writes completed: as left %s, after h5fs check %s (rolled back: %v, bytes changed: %v)", round, n, left, recovered, rolled, changed)
+	if !changed && recovered != left {
+		t.Errorf("round %d: %s as left, %s after a check that changed nothing", round, left, recovered)
+	}
+	return rolled
 }

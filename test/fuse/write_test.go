@@ -357,21 +357,26 @@ func TestWriteDropIndex(t *testing.T) {
 	}
 }
 
-// TestWriteRefusedTable: a table with a variable-length string column
-// (hep_tables.h5's /run/events, column note) cannot take rows: opening
-// its CSV for appending fails with EPERM and a log line naming the
-// column. Its fixed-size columns still take cell updates (a contiguous
-// one here), which h5py reads back and `h5fs check --verify-indexes`
-// finds consistent.
+// TestWriteRefusedTable: a table whose columns cannot all grow
+// (hep_tables.h5's /run/events: det is compact or contiguous) refuses
+// rows: a line its CSV served, appended back, fails at close, with a log
+// line naming the column, and nothing is committed. Its columns still
+// take cell updates (a contiguous one here), which h5py reads back and
+// `h5fs check --verify-indexes` finds consistent.
 func TestWriteRefusedTable(t *testing.T) {
 	name := fusetest.CopyFile(t, filepath.Join(fusetest.OwnCorpus, "hep_tables.h5"))
 	var log bytes.Buffer
 	mp, unmount := fusetest.MountRW(t, name, &log)
-	if _, err := os.OpenFile(fusetest.WholeTable(mp, "/run/events", "csv"), os.O_WRONLY|os.O_APPEND, 0); !errors.Is(err, syscall.EPERM) {
-		t.Errorf("opening events.csv for appending: %v, want EPERM", err)
+	csv := fusetest.WholeTable(mp, "/run/events", "csv")
+	lines := csvLines(t, csv)
+	if err := appendTo(csv, []byte(lines[len(lines)-1]+"\n")); err == nil {
+		t.Errorf("appending a row to a table with a contiguous column succeeded")
 	}
-	if !strings.Contains(log.String(), "/run/events/note: ") || !strings.Contains(log.String(), "cannot take new values") {
-		t.Errorf("the log does not name the column that cannot take values:\n%s", log.String())
+	if n := len(csvLines(t, csv)); n != len(lines) {
+		t.Errorf("events.csv has %d lines after a refused append, want %d", n, len(lines))
+	}
+	if !strings.Contains(log.String(), "/run/events") || !strings.Contains(log.String(), "maximum") {
+		t.Errorf("the log does not say why the table cannot take rows:\n%s", log.String())
 	}
 	f, err := os.OpenFile(filepath.Join(mp, "run", "events", "run.raw"), os.O_WRONLY, 0)
 	if err != nil {

@@ -11,9 +11,12 @@
 // Hard links to one object are listed under each path. External and
 // soft links are listed, not followed.
 import h5wasm from "h5wasm/node";
+import { install_local_plugins } from "h5wasm-plugins";
 import { plain, raw, extent } from "./json.mjs";
 
-await h5wasm.ready;
+// h5wasm-plugins' filters (blosc2, bshuf, bz2, lz4, zfp, zstd, ...) load when a
+// dataset needs them, as HDF5_PLUGIN_PATH plugins do.
+install_local_plugins(await h5wasm.ready);
 const [file, ...only] = process.argv.slice(2);
 if (!file) {
   console.error("usage: node dump.mjs FILE [PATH...]");

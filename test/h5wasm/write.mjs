@@ -23,8 +23,11 @@
 import { readFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import h5wasm from "h5wasm/node";
+import { install_local_plugins } from "h5wasm-plugins";
 
-await h5wasm.ready;
+// h5wasm-plugins' filters (blosc2, bshuf, bz2, lz4, zfp, zstd, ...) load when a
+// dataset needs them, as HDF5_PLUGIN_PATH plugins do.
+install_local_plugins(await h5wasm.ready);
 const specFile = process.argv[2];
 if (!specFile) {
   console.error("usage: node write.mjs SPEC.json");

@@ -38,8 +38,31 @@ func SoakMount(t *testing.T, srcs []string) (mp string, pid int, files []string)
 			t.Fatal(err)
 		}
 	}
+	mp, pid = StartMount(t, bin, dir)
+	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mp, pid, files
+}
+
+// StartMount mounts src (an HDF5 file or a directory of them) with the
+// h5fs binary bin in the foreground, a process of its own as a user's
+// mount is, at a new temporary directory, and returns it once the mount
+// shows something, with the mount's process id. The mount goes away when
+// the test ends.
+func StartMount(t testing.TB, bin, src string) (mp string, pid int) {
+	t.Helper()
 	mp = t.TempDir()
-	mount := exec.Command(bin, "mount", "-f", dir, mp)
+	mount := exec.Command(bin, "mount", "-f", src, mp)
 	mount.Stderr = os.Stderr
 	if err := mount.Start(); err != nil {
 		t.Fatal(err)
@@ -59,19 +82,7 @@ func SoakMount(t *testing.T, srcs []string) (mp string, pid int, files []string)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	err := filepath.WalkDir(mp, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mp, mount.Process.Pid, files
+	return mp, mount.Process.Pid
 }
 
 // SoakReader reads one file and returns what it found, keyed by the way
@@ -175,16 +186,24 @@ func Soak(t *testing.T, pid int, files []string, readers int, newReader func() (
 
 // vmRSS is the resident memory of process pid in bytes.
 func vmRSS(t *testing.T, pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := VmRSS(pid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// VmRSS returns the resident memory of process pid in bytes.
+func VmRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmRSS:" {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
+			return kb << 10, nil
 		}
 	}
-	t.Fatalf("/proc/%d/status has no VmRSS", pid)
-	return 0
+	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 }

@@ -142,6 +142,16 @@ with h5py.File(p, "w", libver="latest") as f:
     # 2^30 elements never written: under the text-view limit, sized from
     # the fill value alone
     f.create_dataset("mid", shape=(1 << 30,), dtype="<f8", chunks=(1 << 20,))
+    # a table of 2^30 rows whose first 1000 only were written: its views
+    # are sized from the never-written rows' first row (all missing)
+    w = f.create_group("wide")
+    str_attr(w, "CLASS", "COLUMN_TABLE", size=13)
+    str_attr(w, "VERSION", "1.0")
+    w.attrs.create("NROWS", np.uint64(1 << 30))
+    x = w.create_dataset("x", shape=(1 << 30,), dtype="<i4", chunks=(1 << 20,), fillvalue=-1)
+    x[:1000] = np.arange(1000)
+    y = w.create_dataset("y", shape=(1 << 30,), dtype="<f8", chunks=(1 << 20,), fillvalue=0.5)
+    y[:1000] = np.arange(1000) / 4
 
 # diamond.h5: 40 levels of groups, each holding two hard links ("a", "b")
 # to the next: 2^40 paths to the last level.
@@ -153,6 +163,12 @@ with h5py.File(p, "w", libver="latest") as f:
         levels[i]["b"] = levels[i + 1]
     small(levels[40], "end")
     f["top"] = levels[0]
+
+# chunks.h5: a million chunks of one element, indexed by a v1 B-tree
+# (h5py's default): the chunk index the daemon holds must stay small.
+p = os.path.join(out, "chunks.h5")
+with h5py.File(p, "w") as f:
+    f.create_dataset("many", data=np.arange(1000000, dtype="<i4"), chunks=(1,))
 
 # bomb.h5: gzip bombs, chunks of zeros that inflate a thousandfold: one of
 # 1 GiB (over h5core's 256 MiB chunk limit) and one of 192 MiB (under it).
