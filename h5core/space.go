@@ -2,6 +2,7 @@ package h5core
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -15,12 +16,19 @@ import (
 // (Tx.allocReusable), which otherwise would grow the file by a whole
 // copy of a dataset per commit that rewrites it.
 //
-// Crash safety rests on two rules. Space freed by a transaction becomes
-// reusable only once that transaction has committed (its journal is
-// gone): until then a crash or a rollback brings back the state that
-// points at it. And space reused by a transaction is written in place
-// without journaling it, as space past the end of file is, before any
-// pointer to it: no durable state and no hot journal names it.
+// Crash safety rests on three rules. Space freed by a transaction
+// becomes reusable only once that transaction has committed (its journal
+// is gone): until then a crash or a rollback brings back the state that
+// points at it. A commit leaves the removal of its journal unsynced, so
+// before the first write to reused space after a commit the directory is
+// synced: otherwise a crash could bring that journal back and roll the
+// file back to a state that reads the space. And space reused by a
+// transaction is written in place without journaling it, as space past
+// the end of file is, before any pointer to it, and synced with the
+// journal before the first overwrite (Tx.apply): no durable state and no
+// hot journal names it. A rolled-back transaction gives the space it
+// took back, but not what it grew the file by (the rollback truncates
+// that).
 //
 // Readers of an older state (a Snapshot taken before the commit that
 // freed the space) may still read it: Hold keeps a state's space from
@@ -46,6 +54,9 @@ type freeSpace struct {
 	aged   []freedExtent  // freed, waiting for readers of older states
 	holds  map[uint64]int // held generation -> holders
 	reused uint64         // the newest generation whose freed space was reused
+	// unsynced: the last commit's journal removal may not be durable
+	// (journal.remove); the writer's goroutine only
+	unsynced bool
 }
 
 // add makes e reusable, coalescing it with its neighbours. Space that
@@ -122,12 +133,13 @@ func (s *freeSpace) commit(freed []extent) {
 	}
 }
 
-// giveBack returns space a rolled-back transaction took.
-func (s *freeSpace) giveBack(taken []extent) {
+// giveBack returns space a transaction took, up to eoa: what lies past
+// it was the file's growth, not free space.
+func (s *freeSpace) giveBack(taken []extent, eoa uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range taken {
-		s.add(e)
+		s.add(extent{e.off, min(e.end, eoa)})
 	}
 }
 
@@ -171,7 +183,15 @@ func (w *RW) Hold(gen uint64) (release func(), err error) {
 // transaction (a structured chunk): from space freed by earlier commits
 // when some fits, else at the end of the file.
 func (tx *Tx) allocReusable(n uint64) uint64 {
-	a, ok := tx.w.space.take(n, tx.eoa)
+	s := &tx.w.space
+	a, ok := s.take(n, tx.eoa)
+	if ok && s.unsynced {
+		if err := tx.w.fsys.SyncDir(filepath.Dir(tx.j.path)); err != nil {
+			s.giveBack([]extent{{a, a + n}}, tx.eoa) // at the end of file, then
+			return tx.alloc(n)
+		}
+		s.unsynced = false
+	}
 	if !ok {
 		return tx.alloc(n)
 	}

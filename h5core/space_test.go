@@ -74,3 +74,20 @@ func TestHold(t *testing.T) {
 		rel()
 	}
 }
+
+// TestGiveBack checks that space a rolled-back transaction took returns
+// to the free list up to the end of file it began with: the growth past
+// it was truncated, and end-of-file allocation hands it out again.
+func TestGiveBack(t *testing.T) {
+	var s freeSpace
+	s.add(extent{10, 14})
+	s.add(extent{90, 100})
+	a, ok := s.take(30, 100) // grows the file to 120
+	if !ok || a != 90 {
+		t.Fatalf("take = %d, %v, want 90, true", a, ok)
+	}
+	s.giveBack([]extent{{90, 120}}, 100)
+	if want := []extent{{10, 14}, {90, 100}}; !slices.Equal(s.free, want) {
+		t.Errorf("free %v, want %v", s.free, want)
+	}
+}

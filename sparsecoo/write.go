@@ -238,10 +238,9 @@ func (w *Writer) Commit() error {
 	after, err := w.apply(tx, ds)
 	if err == nil {
 		err = tx.Commit()
-	} else {
-		tx.Rollback()
 	}
 	if err != nil {
+		tx.Rollback() // a failed commit too: only a rollback ends it
 		w.known.reset()
 		return err
 	}
