@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -175,44 +174,23 @@ func replaySpaceReuse(t *testing.T, moveFirst, releaseEarly bool) (reused bool, 
 		t.Fatal(err)
 	}
 	decoded := map[bool]int{}
-	var before []string
-	for _, cr := range crashes {
-		cp := cr.Path(p)
-		b, err := os.ReadFile(cp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pre := filepath.Join(cr.Dir, "before.h5")
-		if err := os.WriteFile(pre, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		before = append(before, pre)
-		if _, err := h5core.RecoverFS(h5core.OSFS, cp, nil); err != nil {
-			return false, fmt.Errorf("%s: recover: %v", cr, err)
-		}
+	err = sparsetest.CheckCrashes(crashes, p, orig, func(_ crashtest.Crash, cp string) error {
 		got, err := readSparseChunks(cp, spaceCrashDataset)
 		if err != nil {
-			return false, fmt.Errorf("%s: after recovery: %v", cr, err)
+			return fmt.Errorf("after recovery: %v", err)
 		}
 		isNew := sameChunks(got, newC)
 		if !isNew && !sameChunks(got, oldC) {
-			return false, fmt.Errorf("%s: after recovery neither the old nor the new chunks", cr)
+			return fmt.Errorf("after recovery neither the old nor the new chunks")
 		}
 		if decoded[isNew] < 2 {
 			decoded[isNew]++
-			if err := decoderAgrees(cp, got); err != nil {
-				return false, fmt.Errorf("%s: %v", cr, err)
-			}
+			return decoderAgrees(cp, got)
 		}
-	}
-	listings, err := sparsetest.Libhdf5Listing(append([]string{orig}, before...)...)
+		return nil
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pre := range before {
-		if err := sparsetest.SameListing(listings[orig], listings[pre]); err != nil {
-			return false, fmt.Errorf("%s before recovery: %v", pre, err)
-		}
+		return false, err
 	}
 	t.Logf("%d crash states, recovered to old/new: decoded %v; file %d -> %d bytes", len(crashes), decoded, fi.Size(), fi2.Size())
 	return fi2.Size() == fi.Size(), nil
