@@ -122,6 +122,7 @@ func (t *Tree) opendir(node fs.NodeLookuper, d *dir) (fs.FileHandle, uint32, sys
 		return nil, 0, syscall.EIO
 	}
 	t.presize(es)
+	t.readAhead(d, es)
 	return &dirHandle{node: node, es: es}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 

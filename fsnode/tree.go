@@ -66,6 +66,7 @@ type Tree struct {
 	xattrs   xattrCache          // attributes as extended attributes
 	shown    shownGroups         // the directory each group is shown as
 	bigNames bigNames            // names the kernel looked up in big directories (forget.go)
+	ahead    readAhead           // directories to list in the background (readahead.go)
 }
 
 // New returns the tree of f. Tables are found as their directories are
