@@ -219,8 +219,14 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if n.t.stale() {
 		return nil, 0, syscall.ESTALE
 	}
+	// taken before the view: commits keep its state's space until Release
+	release, err := n.t.holdState()
+	if err != nil {
+		return nil, 0, syscall.ESTALE
+	}
 	v, err := n.t.finalize(n.f)
 	if err != nil {
+		release()
 		if n.t.torn() {
 			return nil, 0, syscall.ESTALE
 		}
@@ -230,8 +236,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		// a commit may rebind the file while it is open: the handle keeps
 		// reading the view it opened, past the page cache, which the
 		// file's other readers share
-		return &viewHandle{v}, fuse.FOPEN_DIRECT_IO, 0
+		return &viewHandle{v, release}, fuse.FOPEN_DIRECT_IO, 0
 	}
+	release()
 	if streamed(v) {
 		return nil, fuse.FOPEN_DIRECT_IO, 0
 	}
@@ -239,8 +246,18 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 }
 
 // viewHandle is a read handle on a read-write mount: the view the file
-// showed when it was opened, so that its reader sees one state whole.
-type viewHandle struct{ v View }
+// showed when it was opened, so that its reader sees one state whole
+// (the space of which it holds until Release).
+type viewHandle struct {
+	v       View
+	release func()
+}
+
+// Release implements fs.FileReleaser.
+func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
+	h.release()
+	return 0
+}
 
 // streamed reports a view served with direct I/O: the array views (raw
 // and .npy), whose bytes are the stored elements.
