@@ -9,7 +9,9 @@ import "sync"
 // walk finds each done, or under way, when it gets there. Listing another
 // directory with subdirectories replaces what is left to read ahead (the
 // walk has moved on); a big directory's (over bigDir entries) are not
-// read ahead, nor anything once the file has changed.
+// read ahead, nor anything once the file has changed, nor anything on a
+// read-write mount (whose commits may reuse the space of a state no
+// reader holds).
 
 // readAheadDirs is the most subdirectories of one listing read ahead.
 const readAheadDirs = 128
@@ -24,7 +26,7 @@ type readAhead struct {
 // readAhead queues the subdirectories among entries es of directory d,
 // just listed.
 func (t *Tree) readAhead(d *dir, es []entry) {
-	if big(d) {
+	if big(d) || t.w != nil {
 		return
 	}
 	var dirs []*dir
