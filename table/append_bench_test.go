@@ -12,7 +12,6 @@ import (
 // appendBenchTable makes bench/append_bench.sh's empty table (P6) and
 // 10k rows of its five columns, and opens the file read-write.
 func appendBenchTable(b *testing.B) (*h5core.RW, [][]byte) {
-	const batch = 10000
 	dir := b.TempDir()
 	if out, err := exec.Command("/usr/bin/python3", "../bench/append_bench_gen.py", dir, "10000", "10000").CombinedOutput(); err != nil {
 		b.Fatalf("append_bench_gen.py: %v\n%s", err, out)
