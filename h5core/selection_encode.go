@@ -38,9 +38,10 @@ func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
 	coords := func(v uint64, dst []uint64) []uint64 {
 		at := len(dst)
 		dst = slices.Grow(dst, rank)[:at+rank]
-		for d := rank - 1; d >= 0; d-- {
+		for d := rank - 1; d > 0; d-- {
 			dst[at+d], v = v%shape[d], v/shape[d]
 		}
+		dst[at] = v // v < total: the first coordinate is what is left
 		return dst
 	}
 	points := func() *Selection {
@@ -124,7 +125,8 @@ func (s *Selection) Encode() ([]byte, error) {
 		}
 	}
 	le := binary.LittleEndian
-	b := []byte{1, 0, 8} // dataspace object, encoding version 0, 8-byte lengths
+	size := 3 + 4 + 8 + 16*rank + 12 + 12 + 4*len(s.points) + 4 // envelope, extent, selection and point list headers, points, checksum
+	b := append(make([]byte, 0, size), 1, 0, 8)                 // dataspace object, encoding version 0, 8-byte lengths
 	b = le.AppendUint32(b, uint32(8+16*rank))
 	b = append(b, 1, byte(rank), 1, 0, 0, 0, 0, 0) // extent v1, max dims present
 	for range 2 {
@@ -143,8 +145,10 @@ func (s *Selection) Encode() ([]byte, error) {
 		b = le.AppendUint32(b, uint32(8+4*rank*n))
 		b = le.AppendUint32(b, uint32(rank))
 		b = le.AppendUint32(b, uint32(n))
-		for _, v := range s.points {
-			b = le.AppendUint32(b, uint32(v))
+		at := len(b)
+		b = b[:at+4*len(s.points)]
+		for i, v := range s.points {
+			le.PutUint32(b[at+4*i:], uint32(v))
 		}
 		return b, nil
 	case SelectHyperslab:

@@ -52,17 +52,20 @@ import (
 // grow (contiguous or compact layout, or a fixed maximum extent) is an
 // error naming it, before anything is changed.
 type Tx struct {
-	w       *RW
-	j       *journal
-	oldSize int64  // size of the file at Begin
-	eoa     uint64 // end of allocated space, relative to the base
-	sbEOA   uint64 // the superblock's end-of-file address as on disk, relative to the base
-	dsets   map[string]*dsWriter
-	heap    *heapWriter // the global heap collection being filled (NewVlen)
-	order   []*dsWriter // datasets in the order first touched
-	err     error       // sticky: the first write error
-	fresh   bool        // written past the old end of file since the last sync
-	done    bool
+	w        *RW
+	j        *journal
+	oldSize  int64  // size of the file at Begin
+	eoa      uint64 // end of allocated space, relative to the base
+	beginEOA uint64 // eoa at Begin
+	sbEOA    uint64 // the superblock's end-of-file address as on disk, relative to the base
+	dsets    map[string]*dsWriter
+	heap     *heapWriter // the global heap collection being filled (NewVlen)
+	order    []*dsWriter // datasets in the order first touched
+	err      error       // sticky: the first write error
+	fresh    bool        // written past the old end of file since the last sync
+	taken    []extent    // reused space (allocReusable), written in place
+	freed    []extent    // space no longer used, reusable after the commit
+	done     bool
 }
 
 // ErrTxDone is returned by operations on a committed or rolled-back
@@ -80,7 +83,8 @@ func (w *RW) Begin() (*Tx, error) {
 	}
 	rel := uint64(size) - w.f.base
 	sbEOA := w.f.sb.relEOF()
-	tx := &Tx{w: w, oldSize: size, eoa: max(sbEOA, rel), sbEOA: sbEOA,
+	eoa := max(sbEOA, rel)
+	tx := &Tx{w: w, oldSize: size, eoa: eoa, beginEOA: eoa, sbEOA: sbEOA,
 		dsets: map[string]*dsWriter{},
 		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size}}
 	w.tx = tx
@@ -123,7 +127,7 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 	if abs+int64(len(b)) > tx.w.ov.size {
 		return fmt.Errorf("%s: write of %d bytes at %#x past the allocated end of file", tx.w.name, len(b), addr)
 	}
-	if abs < tx.oldSize {
+	if abs < tx.oldSize && !tx.inTaken(addr, uint64(len(b))) {
 		n := min(int64(len(b)), tx.oldSize-abs)
 		tx.w.ov.put(abs, b[:n])
 		b, abs = b[n:], abs+n
@@ -224,9 +228,12 @@ func (tx *Tx) Commit() error {
 	if err := tx.fail(tx.apply()); err != nil {
 		return err
 	}
+	journaled := tx.j.fh != nil
 	if err := tx.fail(tx.j.remove()); err != nil {
 		return err
 	}
+	tx.w.space.unsynced = tx.w.space.unsynced || journaled
+	tx.w.space.commit(tx.freed)
 	tx.done = true
 	tx.w.tx = nil
 	tx.w.f.resetCaches()
@@ -243,6 +250,7 @@ func (tx *Tx) Rollback() error {
 	w := tx.w
 	w.tx = nil
 	w.ov.pending, w.ov.epoch = nil, 0
+	w.space.giveBack(tx.taken, tx.beginEOA)
 	var err error
 	if tx.j.fh != nil {
 		tx.j.fh.Close()

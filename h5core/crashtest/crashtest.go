@@ -324,7 +324,8 @@ func (c Crash) write(before Snapshot, ops []Op) error {
 		case OpCreate:
 			exists[o.Name] = true
 		case OpRemove:
-			exists[o.Name] = false
+			// its content goes with it: a file created again under the name starts empty
+			exists[o.Name], files[o.Name] = false, nil
 		case OpWrite:
 			b := files[o.Name]
 			if end := o.Off + int64(len(o.Data)); end > int64(len(b)) {
