@@ -30,11 +30,10 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	if uint64(len(vals)) != uint64(len(idx))*g.elemSize {
 		return nil, nil, fail("%d bytes of values for %d elements of %d bytes", len(vals), len(idx), g.elemSize)
 	}
-	sel, err := chunkSelection(g.chunk, idx)
-	if err != nil {
-		return nil, nil, fail("%v", err)
-	}
-	sec0, err := sel.Encode()
+	// section 0 in a buffer with room for its checksum and the values,
+	// which follow it unless a filter makes a new buffer of it
+	rank := len(g.chunk)
+	sec0, _, err := encodeChunkSelection(make([]byte, 0, 3+4+8+16*rank+12+12+4*rank*len(idx)+4+len(vals)), g.chunk, idx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: %w", ds.f.name, ds.Path, scaled, err)
 	}
@@ -50,18 +49,23 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 		rec.unfiltered = []uint64{uint64(len(sec0)), uint64(len(vals))}
 		rec.masks = make([]uint32, 2)
 	}
-	out := make([]byte, 0, len(sec0)+len(vals))
-	for i, sec := range [][]byte{sec0, vals} {
+	secs := [][]byte{sec0, vals}
+	for i, sec := range secs {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
 			enc, mask, err := encodeChunk(ds.SectionFilters[i], sec)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: section %d: %w", ds.f.name, ds.Path, scaled, i, err)
 			}
-			sec, rec.masks[i] = enc, mask
+			secs[i], rec.masks[i] = enc, mask
 		}
-		rec.offsets[i] = uint64(len(out))
-		out = append(out, sec...)
 	}
+	out := sec0 // with room for the values
+	if len(ds.SectionFilters) > 0 && ds.SectionFilters[0] != nil && !partial {
+		out = make([]byte, 0, len(secs[0])+len(secs[1]))
+		out = append(out, secs[0]...)
+	}
+	rec.offsets[1] = uint64(len(out))
+	out = append(out, secs[1]...)
 	if s.csl < 8 && uint64(len(out)) >= 1<<(8*s.csl) {
 		return nil, nil, fail("%d bytes do not fit the index's %d-byte chunk size field", len(out), s.csl)
 	}

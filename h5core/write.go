@@ -35,7 +35,13 @@ import (
 //     pointer to the new space can precede it,
 //  4. writes the other overwrites in the order they were made, one sync
 //     per barrier interval (pointers to new structures last: a dataset's
-//     layout and dataspace messages are rewritten after its index),
+//     layout and dataspace messages are rewritten after its index). The
+//     writer adds ordering points of its own where one overwrite must be
+//     durable before another for libhdf5 to read the file before any
+//     recovery: a group's heap header before the pointer to the index
+//     naming the new link, a variable-length dataset's index before its
+//     grown extent (see Tx.flush); they cost a sync only to the
+//     transactions that make them,
 //  5. removes the journal: that is the commit point.
 //
 // The removal is not synced: a crash just after it may bring the journal
@@ -156,14 +162,38 @@ func (tx *Tx) Barrier() error {
 	if err := tx.fail(tx.flush()); err != nil {
 		return err
 	}
-	tx.w.ov.epoch++
+	tx.orderPoint()
 	return nil
 }
 
-// flush writes what the datasets' index writers deferred.
+// orderPoint is an ordering point among the overwrites (Barrier without
+// the datasets' deferred writes), for a writer whose new structure must
+// be durable before the pointer to it: the overwrites made before it
+// reach the disk, at Commit, a sync before those made after it.
+func (tx *Tx) orderPoint() { tx.w.ov.epoch++ }
+
+// flush writes what the datasets' index writers deferred, then their
+// dataspaces (the pointer-like fields last). The extents that must not
+// precede their index on the disk (dsWriter.spaceAfterIndex) follow an
+// ordering point of their own, so only transactions growing such a
+// dataset pay its sync.
 func (tx *Tx) flush() error {
+	var late []*dsWriter
 	for _, d := range tx.order {
-		if err := d.flush(); err != nil {
+		if err := d.flushIndex(); err != nil {
+			return err
+		}
+		if d.spaceAfterIndex() {
+			late = append(late, d)
+		} else if err := d.flushSpace(); err != nil {
+			return err
+		}
+	}
+	if len(late) > 0 {
+		tx.orderPoint()
+	}
+	for _, d := range late {
+		if err := d.flushSpace(); err != nil {
 			return err
 		}
 	}
@@ -272,7 +302,7 @@ func (tx *Tx) Rollback() error {
 type pendingWrite struct {
 	off   int64 // absolute file offset
 	data  []byte
-	epoch int // the barriers before it
+	epoch int // the ordering points before it
 }
 
 // overlay is the writer's io.ReaderAt: the file with the pending
@@ -282,7 +312,7 @@ type overlay struct {
 	fh      FSFile
 	size    int64 // allocated size
 	pending []pendingWrite
-	epoch   int // barriers so far in the transaction
+	epoch   int // ordering points so far in the transaction (orderPoint)
 }
 
 // put adds an overwrite; one of the same range since the last barrier

@@ -324,9 +324,13 @@ func (w *Writer) merge(old *known, e *chunkEdit) ([]uint64, []byte, bool) {
 	changed := false
 	i := 0
 	for _, ed := range eds {
-		for ; i < len(oidx) && oidx[i] < ed.pos; i++ {
-			idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
+		// the old positions before the edit, copied in one piece
+		k := i
+		for k < len(oidx) && oidx[k] < ed.pos {
+			k++
 		}
+		idx, vals = append(idx, oidx[i:k]...), append(vals, ovals[i*es:k*es]...)
+		i = k
 		had := i < len(oidx) && oidx[i] == ed.pos
 		switch {
 		case ed.val < 0:
@@ -340,8 +344,6 @@ func (w *Writer) merge(old *known, e *chunkEdit) ([]uint64, []byte, bool) {
 			i++
 		}
 	}
-	for ; i < len(oidx); i++ {
-		idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
-	}
+	idx, vals = append(idx, oidx[i:]...), append(vals, ovals[i*es:]...)
 	return idx, vals, changed
 }
