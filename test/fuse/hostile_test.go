@@ -82,6 +82,12 @@ var hostileCases = []hostileCase{
 			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/up": "x:/%2E.",
 			"t":                                "x:/%2E./%2E./etc",
 		},
+		// '', '.' and an escape sequence: visible, escaped names; the
+		// group '.' and the group whose name holds '/' answer with their
+		// own attributes, not the root's or a failed lookup by path
+		names: []string{"%/w.csv", "%2E/v.csv", "%1B[31mred.raw", "%1B[31mred.csv", "%1B[31mred.npy"},
+		xattrs: map[string]map[string]string{"": {"user.rootattr": "2"}, "%2E": {"user.dotattr": "1"},
+			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh": {"user.deepattr": "3"}},
 		eio:  []string{"abs", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/rel", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/x"},
 		logs: []string{`soft link "abs" to "/etc/passwd:`, `soft link "rel" to "../../../../../../../../etc"`},
 	},
