@@ -9,9 +9,10 @@
 # unit (what coo.csv/.arrow/.parquet render from), CSR = the three npy
 # views. The same matrix is stored anndata-style (group X with data,
 # indices, indptr, encoding-type csr_matrix) with h5py and read with
-# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), median of $RUNS (Go: mean of $RUNS).
-# Prints defined elements/s of each and the ratio h5fs / (h5py+scipy)
-# (> 1: h5fs is faster).
+# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), median of $RUNS
+# runs of each side. Prints the load average before and after, defined
+# elements/s of each and the ratio h5fs / (h5py+scipy) (> 1: h5fs is
+# faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/h5fs-sparse-bench}
@@ -19,10 +20,15 @@ RUNS=${RUNS:-3}
 PY=/usr/bin/python3
 mkdir -p "$BENCH_DIR"
 
-go_out=$(SPARSE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'BenchmarkSparse(COO|CSR)$' -benchtime "${RUNS}x" ./arrowexport)
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+go_out=$(SPARSE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'BenchmarkSparse(COO|CSR)$' -benchtime 1x -count "$RUNS" ./arrowexport)
 echo "$go_out" | grep '^Benchmark'
-go_coo=$(echo "$go_out" | awk '/^BenchmarkSparseCOO/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
-go_csr=$(echo "$go_out" | awk '/^BenchmarkSparseCSR/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
+# median of the runs' elements/s
+go_median() {
+	echo "$go_out" | awk -v b="^$1" '$0 ~ b {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
+}
+go_coo=$(go_median BenchmarkSparseCOO)
+go_csr=$(go_median BenchmarkSparseCSR)
 
 read -r py_coo py_csr < <($PY - "$BENCH_DIR" "$RUNS" <<'PYEOF'
 import os, sys, time
@@ -55,3 +61,4 @@ PYEOF
 )
 printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)"
 printf 'CSR: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_csr" "$py_csr" "$(echo "$go_csr / $py_csr" | bc -l)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,7 @@
 package sparsecoo
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -163,6 +164,18 @@ type groupSource struct {
 	es            int
 	rowBlocks     [][2]uint64
 	whole         *block // a transposed CSC group
+}
+
+func (s *groupSource) valuesAt(i int, off uint64, dst []byte) (bool, error) {
+	t := s.data.Type
+	if s.whole != nil || !t.IsPackedLE() {
+		return false, nil
+	}
+	at := s.indptr[s.rowBlocks[i][0]] + off
+	if n, err := s.data.ReadAt(dst, int64(at)*int64(t.Size)); n < len(dst) {
+		return false, fmt.Errorf("sparsecoo: %s: values [%d, %d): %w", s.data.Path, at, at+uint64(len(dst)/t.Size), cmp.Or(err, io.ErrUnexpectedEOF))
+	}
+	return true, nil
 }
 
 func (s *groupSource) decode(i int, want part) (*block, part, error) {

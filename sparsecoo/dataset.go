@@ -52,9 +52,14 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 			counts[i] = c.NNZ()
 			direct[i] = c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == counts[i]
 			if rowCounts != nil {
-				mu.Lock()
+				// the only chunk of its chunk row counts rows no other
+				// chunk counts
+				alone := (i == 0 || chunks[i-1].Offset[0] != c.Offset[0]) && (i+1 == len(chunks) || chunks[i+1].Offset[0] != c.Offset[0])
+				if !alone {
+					mu.Lock()
+					defer mu.Unlock()
+				}
 				c.Selection.CountRows(c.Limit(), c.Offset[0], rowCounts[1:])
-				mu.Unlock()
 			}
 		}
 		return err
@@ -130,6 +135,13 @@ func parallel(n int, fn func(i int) error) error {
 	return first
 }
 
+func (s *datasetSource) valuesAt(i int, off uint64, dst []byte) (bool, error) {
+	if !s.direct[i] || !s.ds.Type.IsPackedLE() {
+		return false, nil
+	}
+	return s.ds.ReadSparseValuesAt(s.rows[i][0], s.nnz[i], off, dst)
+}
+
 func (s *datasetSource) decode(i int, want part) (*block, part, error) {
 	if want == partVals && s.direct[i] {
 		vals, err := s.ds.ReadSparseValues(s.rows[i][0], s.nnz[i])
@@ -158,6 +170,18 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if c := decoded[0]; len(decoded) == 1 && c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == s.nnz[i] {
+		// one chunk, all of it inside the extent: its elements are the
+		// row's in row-major order
+		b := &block{idx: c.AppendIndices(make([]uint64, 0, s.nnz[i]), s.shape), vals: c.Values}
+		if t := s.ds.Type; values && !t.IsPackedLE() {
+			b.vals = t.AppendPackedLE(nil, c.Values, int(s.nnz[i]))
+		}
+		return b, nil
+	}
+	if b, ok, err := s.fillRows(i, decoded, values); ok || err != nil {
+		return b, err
 	}
 	b := &block{idx: make([]uint64, 0, s.nnz[i])}
 	if values {
@@ -190,4 +214,83 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	}
 	sortBlock(b, s.es)
 	return b, nil
+}
+
+// maxRowCursors bounds the cursors (one per chunk and row of the chunk
+// row) with which fillRows places a chunk row's elements.
+const maxRowCursors = 1 << 22
+
+// fillRows builds block i of a matrix from its decoded chunks (in order
+// of their column) without sorting: it counts each chunk's elements of
+// every row from the selections, gives each chunk's part of each row its
+// place (rows in order, a row's chunks in column order) and fills every
+// chunk's indices and values into their final places, the chunks in
+// parallel. It reports false when the chunks are not of a matrix whose
+// selections list their positions row-major (point selections), or
+// need too many cursors.
+func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values bool) (*block, bool, error) {
+	if len(s.shape) != 2 {
+		return nil, false, nil
+	}
+	for _, c := range chunks {
+		if c.Selection.Kind == h5core.SelectPoints {
+			return nil, false, nil
+		}
+	}
+	rows, cols := chunks[0].Limit()[0], s.shape[1]
+	if rows*uint64(len(chunks)) > maxRowCursors {
+		return nil, false, nil
+	}
+	// at[k*rows+r] is where chunk k's next element of row r goes
+	at := make([]uint64, uint64(len(chunks))*rows)
+	for k, c := range chunks {
+		c.Selection.CountRows(c.Limit(), 0, at[uint64(k)*rows:uint64(k+1)*rows])
+	}
+	var n uint64
+	for r := range rows {
+		for k := range chunks {
+			p := &at[uint64(k)*rows+r]
+			*p, n = n, n+*p
+		}
+	}
+	if n != s.nnz[i] {
+		return nil, true, fmt.Errorf("sparsecoo: %s: chunk row %d holds %d elements, its selections count %d", s.ds.Path, i, n, s.nnz[i])
+	}
+	b := &block{idx: make([]uint64, n)}
+	es := uint64(s.es)
+	if values {
+		b.vals = make([]byte, n*es)
+	}
+	t := s.ds.Type
+	packedLE := t.IsPackedLE()
+	err := parallel(len(chunks), func(k int) error {
+		c := chunks[k]
+		next := at[uint64(k)*rows : uint64(k+1)*rows]
+		r0 := c.Offset[0]
+		return c.Runs(func(start []uint64, m uint64, vals []byte) error {
+			r := start[0] - r0
+			p := next[r]
+			if p+m > n {
+				return fmt.Errorf("sparsecoo: %s: chunk %v: runs exceed the elements its selection counts", s.ds.Path, c.Offset)
+			}
+			next[r] += m
+			x := start[0]*cols + start[1]
+			idx := b.idx[p : p+m]
+			for j := range idx {
+				idx[j] = x + uint64(j)
+			}
+			if values {
+				if packedLE {
+					copy(b.vals[p*es:], vals)
+				} else { // converted in place: appended within capacity
+					t.AppendPackedLE(b.vals[p*es:p*es], vals, int(m))
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	return b, true, nil
 }

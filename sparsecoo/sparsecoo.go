@@ -13,6 +13,7 @@ package sparsecoo
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -67,12 +68,21 @@ type blockSource interface {
 	// decode returns block i with at least the parts want and reports
 	// the parts it holds.
 	decode(i int, want part) (*block, part, error)
+	// valuesAt fills dst (whole packed elements) with the values of
+	// block i from its element off on, read straight from the file
+	// without decoding the block, and reports false, reading nothing,
+	// when they are not stored so.
+	valuesAt(i int, off uint64, dst []byte) (bool, error)
 }
 
-// cachedBlocks is how many decoded blocks a Matrix keeps: the one being
-// read and the next one decoded ahead, each perhaps twice (its indices
-// for coordinate columns, its values alone for the value column).
-const cachedBlocks = 4
+// aheadBlocks bounds how many blocks a Matrix decodes ahead of the one
+// being read; cachedBlocks is how many decoded blocks it keeps: the one
+// being read and those decoded ahead, each perhaps twice (its indices for
+// coordinate columns, with its values for other views).
+const (
+	aheadBlocks  = 2
+	cachedBlocks = 2 * (1 + aheadBlocks)
+)
 
 // Shape returns the array's dimensions.
 func (m *Matrix) Shape() []uint64 { return m.shape }
@@ -104,19 +114,28 @@ func (m *Matrix) Coords(idx uint64, dst []uint64) {
 }
 
 // get returns decoded block i, from the cache when possible, and starts
-// decoding block i+1 in the background (reads are mostly sequential).
+// decoding the next blocks in the background (reads are mostly
+// sequential), one per core: reading block after block then runs at the
+// speed of decoding on every core.
 func (m *Matrix) get(i int, want part) (*block, error) {
 	b, err := m.fetch(i, want)
-	if err == nil && i+1 < len(m.blocks) {
-		m.mu.Lock()
-		busy := m.cached(i+1, want) != nil || m.inflight[i+1] != nil
-		m.mu.Unlock()
-		if !busy {
-			go m.fetch(i+1, want)
-		}
+	if err != nil {
+		return nil, err
 	}
-	return b, err
+	for j := i + 1; j <= i+prefetchBlocks() && j < len(m.blocks); j++ {
+		m.mu.Lock()
+		busy := m.cached(j, want) != nil || m.inflight[j] != nil
+		if !busy {
+			go m.decode(j, m.startFlight(j, want))
+		}
+		m.mu.Unlock()
+	}
+	return b, nil
 }
+
+// prefetchBlocks is how many blocks get decodes ahead: one per core, at
+// most aheadBlocks.
+func prefetchBlocks() int { return min(runtime.GOMAXPROCS(0), aheadBlocks) }
 
 // flight is a block being decoded.
 type flight struct {
@@ -147,20 +166,33 @@ func (m *Matrix) fetch(i int, want part) (*block, error) {
 		m.mu.Unlock()
 		return b, nil
 	}
-	if f := m.inflight[i]; f != nil && f.want&want == want {
+	f := m.inflight[i]
+	if f == nil || f.want&want != want {
+		f = m.startFlight(i, want)
 		m.mu.Unlock()
-		<-f.done
-		return f.b, f.err
+		m.decode(i, f)
+	} else {
+		m.mu.Unlock()
 	}
+	<-f.done
+	return f.b, f.err
+}
+
+// startFlight records that block i is being decoded with the parts want.
+// m.mu must be held.
+func (m *Matrix) startFlight(i int, want part) *flight {
 	f := &flight{done: make(chan struct{}), want: want}
 	if m.inflight == nil {
 		m.inflight = map[int]*flight{}
 	}
 	m.inflight[i] = f
-	m.mu.Unlock()
+	return f
+}
 
+// decode decodes block i for the flight f, caches it and ends f.
+func (m *Matrix) decode(i int, f *flight) {
 	var has part
-	f.b, has, f.err = m.src.decode(i, want)
+	f.b, has, f.err = m.src.decode(i, f.want)
 	if f.err == nil {
 		f.b.i, f.b.has = i, has
 		nnz, es := m.blocks[i].nnz, uint64(m.elemSize)
@@ -183,7 +215,6 @@ func (m *Matrix) fetch(i int, want part) (*block, error) {
 	}
 	m.mu.Unlock()
 	close(f.done)
-	return f.b, f.err
 }
 
 // blockOf returns the block holding element e (e < NNZ).
@@ -234,12 +265,45 @@ func (m *Matrix) ReadValues(start uint64, vals []byte) error {
 	for done := uint64(0); done < n; {
 		e := start + done
 		bi := m.blockOf(e)
+		off := e - m.blocks[bi].first
+		k := min(n-done, m.blocks[bi].nnz-off)
+		dst := vals[done*es : (done+k)*es]
+		done += k
+		if ok, err := m.src.valuesAt(bi, off, dst); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		b, err := m.get(bi, partVals)
 		if err != nil {
 			return err
 		}
+		copy(dst, b.vals[off*es:])
+	}
+	return nil
+}
+
+// Indices calls fn with the linear indices of defined elements [start,
+// start+n) in row-major order, a piece of a decoded block at a time,
+// without copying them: fn must not keep or change the slice.
+func (m *Matrix) Indices(start, n uint64, fn func(idx []uint64) error) error {
+	if start > m.nnz || n > m.nnz-start {
+		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
+	}
+	for done := uint64(0); done < n; {
+		e := start + done
+		bi := m.blockOf(e)
+		b, err := m.get(bi, partIdx)
+		if err != nil {
+			return err
+		}
 		off := e - m.blocks[bi].first
-		done += uint64(copy(vals[done*es:n*es], b.vals[off*es:])) / es
+		k := min(n-done, uint64(len(b.idx))-off)
+		if err := fn(b.idx[off : off+k]); err != nil {
+			return err
+		}
+		done += k
 	}
 	return nil
 }
