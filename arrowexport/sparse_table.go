@@ -108,48 +108,21 @@ func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
 // putCoords fills dst with coordinate dim of the defined elements of m
 // from element start on, as little-endian int64 (len(dst)/8 of them).
 func putCoords(dst []byte, m *sparsecoo.Matrix, start uint64, dim int) error {
-	shape := m.Shape()
-	coord := make([]uint64, len(shape))
-	return m.Indices(start, uint64(len(dst)/8), func(idx []uint64) error {
-		if len(shape) == 2 {
-			putCoord2(dst, idx, shape[1], dim)
-		} else {
-			for i, x := range idx {
-				m.Coords(x, coord)
-				binary.LittleEndian.PutUint64(dst[8*i:], coord[dim])
-			}
+	last := len(m.Shape()) - 1
+	at := 0 // an offset, not a resliced dst: no pointer written per run
+	return m.Runs(start, uint64(len(dst)/8), func(first []uint64, n uint64) error {
+		v, step := first[dim], uint64(0)
+		if dim == last {
+			step = 1
 		}
-		dst = dst[8*len(idx):]
+		out := dst[at : at+8*int(n)]
+		for j := 0; j < len(out); j += 8 {
+			binary.LittleEndian.PutUint64(out[j:], v)
+			v += step
+		}
+		at += len(out)
 		return nil
 	})
-}
-
-// putCoord2 writes coordinate dim (0: row, 1: column) of each ascending
-// row-major linear index of a matrix of cols columns into dst as
-// little-endian int64, stepping from row to row rather than dividing each
-// index.
-func putCoord2(dst []byte, idx []uint64, cols uint64, dim int) {
-	if len(idx) == 0 || cols == 0 {
-		return
-	}
-	row := idx[0] / cols
-	base := row * cols
-	for i, x := range idx {
-		for k := 0; x-base >= cols; k++ {
-			if k == 4 { // far ahead: divide
-				row = x / cols
-				base = row * cols
-				break
-			}
-			row++
-			base += cols
-		}
-		v := x - base
-		if dim == 0 {
-			v = row
-		}
-		binary.LittleEndian.PutUint64(dst[8*i:], v)
-	}
 }
 
 // ElemSize is the packed element size of the column.

@@ -123,45 +123,44 @@ func (c *SparseChunk) Runs(fn func(start []uint64, n uint64, values []byte) erro
 	})
 }
 
-// AppendIndices appends to idx the row-major linear index, in an array
-// of shape dims (the dataset's), of each defined element of the chunk
-// that lies inside the dataset extent, in the order the chunk stores
-// them (as Runs), and returns the extended slice.
-func (c *SparseChunk) AppendIndices(idx, dims []uint64) []uint64 {
+// AppendRuns appends, for each run of defined elements of the chunk
+// consecutive along the last dimension and inside the dataset extent, in
+// the order the chunk stores them (as Runs), the row-major linear index
+// of its first element in an array of shape dims (the dataset's) to
+// starts, and to ends the number of elements up to its end: the last of
+// ends (0 when empty) plus its length. A run of encoded blocks is not
+// merged with the next one even when they touch.
+func (c *SparseChunk) AppendRuns(starts, ends, dims []uint64) ([]uint64, []uint64) {
+	var end uint64
+	if len(ends) > 0 {
+		end = ends[len(ends)-1]
+	}
 	put := func(start []uint64, n uint64) {
 		var x uint64
 		for d, v := range start {
 			x = x*dims[d] + c.Offset[d] + v
 		}
-		l := len(idx)
-		idx = slices.Grow(idx, int(n))[:l+int(n)]
-		for j := range idx[l:] {
-			idx[l+j] = x + uint64(j)
-		}
+		end += n
+		starts, ends = append(starts, x), append(ends, end)
 	}
 	s := c.Selection
 	if s.runs != nil && len(dims) == 2 { // the common case, one loop
-		l := len(idx)
-		idx = slices.Grow(idx, int(s.n))
-		out := idx[l : l+int(s.n)]
-		k := uint64(0)
+		blocks := len(s.runs) / (4 * s.rw)
+		starts, ends = slices.Grow(starts, blocks), slices.Grow(ends, blocks)
 		for o := 0; o < len(s.runs); o += 4 * s.rw {
 			row, lo, hi := s.run2(o)
 			if row >= c.limit[0] || lo >= c.limit[1] {
 				continue
 			}
-			x := (c.Offset[0]+row)*dims[1] + c.Offset[1] + lo
-			run := out[k : k+min(hi, c.limit[1]-1)-lo+1]
-			for j := range run {
-				run[j] = x + uint64(j)
-			}
-			k += uint64(len(run))
+			end += min(hi, c.limit[1]-1) - lo + 1
+			starts = append(starts, (c.Offset[0]+row)*dims[1]+c.Offset[1]+lo)
+			ends = append(ends, end)
 		}
-		return idx[:l+int(k)]
+		return starts, ends
 	}
 	if s.runs != nil {
 		s.eachBlock(c.limit, put)
-		return idx
+		return starts, ends
 	}
 	s.Runs(func(start []uint64, n uint64) error {
 		if m := runWithin(start, n, c.limit); m > 0 {
@@ -169,7 +168,7 @@ func (c *SparseChunk) AppendIndices(idx, dims []uint64) []uint64 {
 		}
 		return nil
 	})
-	return idx
+	return starts, ends
 }
 
 // SparseChunks lists the stored chunks of a sparse dataset in row-major

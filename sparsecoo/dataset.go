@@ -174,7 +174,8 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	if c := decoded[0]; len(decoded) == 1 && c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == s.nnz[i] {
 		// one chunk, all of it inside the extent: its elements are the
 		// row's in row-major order
-		b := &block{idx: c.AppendIndices(make([]uint64, 0, s.nnz[i]), s.shape), vals: c.Values}
+		b := &block{vals: c.Values}
+		b.starts, b.ends = c.AppendRuns(nil, nil, s.shape)
 		if t := s.ds.Type; values && !t.IsPackedLE() {
 			b.vals = t.AppendPackedLE(nil, c.Values, int(s.nnz[i]))
 		}
@@ -183,27 +184,28 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	if b, ok, err := s.fillRows(i, decoded, values); ok || err != nil {
 		return b, err
 	}
-	b := &block{idx: make([]uint64, 0, s.nnz[i])}
+	idx := make([]uint64, 0, s.nnz[i])
+	var vals []byte
 	if values {
-		b.vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
+		vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
 	}
 	rank := len(s.shape)
 	t := s.ds.Type
 	packedLE := t.IsPackedLE()
 	for _, c := range decoded {
-		err := c.Runs(func(start []uint64, n uint64, vals []byte) error {
+		err := c.Runs(func(start []uint64, n uint64, v []byte) error {
 			var base uint64
 			for d := 0; d < rank; d++ {
 				base = base*s.shape[d] + start[d]
 			}
 			for k := uint64(0); k < n; k++ {
-				b.idx = append(b.idx, base+k)
+				idx = append(idx, base+k)
 			}
 			if values {
 				if packedLE {
-					b.vals = append(b.vals, vals...)
+					vals = append(vals, v...)
 				} else {
-					b.vals = t.AppendPackedLE(b.vals, vals, int(n))
+					vals = t.AppendPackedLE(vals, v, int(n))
 				}
 			}
 			return nil
@@ -212,8 +214,7 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 			return nil, err
 		}
 	}
-	sortBlock(b, s.es)
-	return b, nil
+	return newBlock(idx, vals, s.es, s.shape[rank-1]), nil
 }
 
 // maxRowCursors bounds the cursors (one per chunk and row of the chunk
@@ -256,10 +257,11 @@ func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values boo
 	if n != s.nnz[i] {
 		return nil, true, fmt.Errorf("sparsecoo: %s: chunk row %d holds %d elements, its selections count %d", s.ds.Path, i, n, s.nnz[i])
 	}
-	b := &block{idx: make([]uint64, n)}
+	all := make([]uint64, n)
 	es := uint64(s.es)
+	var vals []byte
 	if values {
-		b.vals = make([]byte, n*es)
+		vals = make([]byte, n*es)
 	}
 	t := s.ds.Type
 	packedLE := t.IsPackedLE()
@@ -267,7 +269,7 @@ func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values boo
 		c := chunks[k]
 		next := at[uint64(k)*rows : uint64(k+1)*rows]
 		r0 := c.Offset[0]
-		return c.Runs(func(start []uint64, m uint64, vals []byte) error {
+		return c.Runs(func(start []uint64, m uint64, v []byte) error {
 			r := start[0] - r0
 			p := next[r]
 			if p+m > n {
@@ -275,15 +277,15 @@ func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values boo
 			}
 			next[r] += m
 			x := start[0]*cols + start[1]
-			idx := b.idx[p : p+m]
+			idx := all[p : p+m]
 			for j := range idx {
 				idx[j] = x + uint64(j)
 			}
 			if values {
 				if packedLE {
-					copy(b.vals[p*es:], vals)
+					copy(vals[p*es:], v)
 				} else { // converted in place: appended within capacity
-					t.AppendPackedLE(b.vals[p*es:p*es], vals, int(m))
+					t.AppendPackedLE(vals[p*es:p*es], v, int(m))
 				}
 			}
 			return nil
@@ -292,5 +294,7 @@ func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values boo
 	if err != nil {
 		return nil, true, err
 	}
+	b := &block{vals: vals}
+	b.starts, b.ends = runsOf(all, cols)
 	return b, true, nil
 }
