@@ -42,23 +42,25 @@ func sparseBenchFile(b *testing.B) string {
 	return path
 }
 
-// openSparseBench opens the benchmark matrix (index and selections).
-func openSparseBench(b *testing.B, path string) (*h5core.Dataset, *sparsecoo.Matrix, func()) {
+// openSparse opens the sparse dataset name of the file at path (index and
+// selections) and returns it, its Matrix and what closes the file.
+func openSparse(tb testing.TB, path, name string) (*h5core.Dataset, *sparsecoo.Matrix, func()) {
+	tb.Helper()
 	f, err := h5core.Open(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	o, err := f.Open("/X")
+	o, err := f.Open(name)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ds, err := o.Dataset()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	m, err := sparsecoo.Open(ds)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return ds, m, func() { f.Close() }
 }
@@ -83,7 +85,7 @@ func BenchmarkSparseCOO(b *testing.B) {
 	b.ResetTimer()
 	var nnz uint64
 	for range b.N {
-		_, m, done := openSparseBench(b, path)
+		_, m, done := openSparse(b, path, "/X")
 		t, err := SparseCOOTable(m)
 		if err != nil {
 			b.Fatal(err)
@@ -114,7 +116,7 @@ func BenchmarkSparseCSR(b *testing.B) {
 	b.ResetTimer()
 	var nnz uint64
 	for range b.N {
-		_, m, done := openSparseBench(b, path)
+		_, m, done := openSparse(b, path, "/X")
 		nnz = m.NNZ()
 		p, i, d, err := SparseCSR(m)
 		if err != nil {
@@ -141,7 +143,7 @@ func BenchmarkSparseText(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var nnz uint64
 			for range b.N {
-				_, m, done := openSparseBench(b, path)
+				_, m, done := openSparse(b, path, "/X")
 				nnz = m.NNZ()
 				var v View
 				if name == "coo.csv" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/internal/sparsetest"
-	"github.com/h5fs/h5fs/sparsecoo"
 )
 
 // TestSparseCSRBuild checks the CSR arrays and the COO columns, built
@@ -88,23 +87,8 @@ func TestSparseCSRBuild(t *testing.T) {
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
 			path, want := build(t)
-			f, err := h5core.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			o, err := f.Open("/X")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := o.Dataset()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := sparsecoo.Open(ds)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, m, done := openSparse(t, path, "/X")
+			defer done()
 			if m.NNZ() != uint64(len(want.data)) || len(want.data) == 0 {
 				t.Fatalf("nnz %d, want %d (> 0)", m.NNZ(), len(want.data))
 			}

@@ -28,3 +28,27 @@ func TestStepper(t *testing.T) {
 		}
 	}
 }
+
+// TestRowPtrFromRuns checks the row pointers found in decoded blocks
+// (as for matrices of more rows than Open counts) against those Open
+// counts, for every two-dimensional sparse fixture.
+func TestRowPtrFromRuns(t *testing.T) {
+	for _, ef := range loadExpected(t) {
+		for _, e := range ef.Datasets {
+			if e.Kind != "sparse" || len(e.Shape) != 2 {
+				continue
+			}
+			m, err := Open(openDataset(t, ef.File, e.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			counted := m.rowPtr
+			m.rowPtr = nil
+			for r := range uint64(len(counted)) {
+				if got, err := m.RowPtr(r); err != nil || got != counted[r] {
+					t.Errorf("%s %s row %d: %d, %v; want %d", ef.File, e.Name, r, got, err, counted[r])
+				}
+			}
+		}
+	}
+}
