@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,7 +84,14 @@ func StatFileID(path string) (FileID, error) {
 // Options.Key. The part before the NUL names the file: the entries of
 // all its objects share one sidecar.
 func (id FileID) Key(objPath string) string {
-	return fmt.Sprintf("%q %d %d %d\x00%s", id.Path, id.Size, id.ModTime, id.Inode, objPath)
+	// what fmt.Sprintf("%q %d %d %d\x00%s") writes, at a fraction of its
+	// cost (a listing makes a key per view)
+	b := make([]byte, 0, len(id.Path)+len(objPath)+64)
+	b = strconv.AppendQuote(b, id.Path)
+	b = append(strconv.AppendInt(append(b, ' '), id.Size, 10), ' ')
+	b = append(strconv.AppendInt(b, id.ModTime, 10), ' ')
+	b = append(strconv.AppendUint(b, id.Inode, 10), 0)
+	return string(append(b, objPath...))
 }
 
 // Options are the settings shared by views that need a data pass.

@@ -1,6 +1,7 @@
 package arrowexport
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,6 +76,21 @@ func TestCacheLog(t *testing.T) {
 	for _, obj := range []string{"/a", "/b", "/c"} {
 		if l, ok := load(c5, key(1, obj), "k"); ok && l.Starts[len(l.Starts)-1] != map[string]int64{"/a": 2, "/b": 2, "/c": 9}[obj] {
 			t.Fatalf("%s: wrong value %v from a damaged log", obj, l)
+		}
+	}
+}
+
+// TestFileIDKey checks that a key spells the file's identity as %q %d %d
+// %d, a NUL and the object, whatever the path holds.
+func TestFileIDKey(t *testing.T) {
+	for _, id := range []FileID{
+		{Path: "/f.h5", Size: 1, ModTime: 2, Inode: 3},
+		{Path: "/a \"b\"\n\x00é.h5", Size: -1, ModTime: -1 << 62, Inode: 1<<64 - 1},
+		{},
+	} {
+		want := fmt.Sprintf("%q %d %d %d\x00%s", id.Path, id.Size, id.ModTime, id.Inode, "/t/x")
+		if got := id.Key("/t/x"); got != want {
+			t.Errorf("%+v: Key = %q, want %q", id, got, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/sparsecoo"
 )
 
@@ -22,9 +23,18 @@ type COOParser struct {
 	erase  []bool
 }
 
-// NewCOOParser returns a parser of the lines of m's coo.csv.
-func NewCOOParser(m *sparsecoo.Matrix) (*COOParser, error) {
-	t, err := SparseCOOTable(m)
+// SparseShape is what a COOParser needs to know of a sparse array: a
+// *sparsecoo.Matrix, or the *sparsecoo.Writer the lines go to (which,
+// unlike a Matrix, reads no chunk to be made).
+type SparseShape interface {
+	Type() *h5core.Datatype
+	Shape() []uint64
+	ElemSize() int
+}
+
+// NewCOOParser returns a parser of the lines of the coo.csv of m.
+func NewCOOParser(m SparseShape) (*COOParser, error) {
+	t, err := cooTable(nil, m.Type(), m.Shape())
 	if err != nil {
 		return nil, err
 	}

@@ -21,12 +21,19 @@ const sparseUnit = 1 << 16
 // values keep the numeric type. Render it with NewCSVView, NewArrowView
 // or NewParquetView (coo.csv, coo.arrow, coo.parquet).
 func SparseCOOTable(m *sparsecoo.Matrix) (*Table, error) {
-	vt, err := sparseValueType(m.Type())
+	return cooTable(m, m.Type(), m.Shape())
+}
+
+// cooTable is SparseCOOTable for elements of type typ in an array of the
+// given shape; with m nil the table only describes its columns (to parse
+// them).
+func cooTable(m *sparsecoo.Matrix, typ *h5core.Datatype, shape []uint64) (*Table, error) {
+	vt, err := sparseValueType(typ)
 	if err != nil {
 		return nil, err
 	}
-	rank := len(m.Shape())
-	t := &Table{Metadata: map[string]string{"shape": fmt.Sprint(m.Shape())}}
+	rank := len(shape)
+	t := &Table{Metadata: map[string]string{"shape": fmt.Sprint(shape)}}
 	for k := 0; k < rank; k++ {
 		name := fmt.Sprintf("i%d", k)
 		if rank == 2 {
@@ -75,8 +82,13 @@ type cooColumn struct {
 }
 
 func (c *cooColumn) Field() arrow.Field { return c.field }
-func (c *cooColumn) Len() int64         { return int64(c.m.NNZ()) }
-func (c *cooColumn) ChunkRows() int64   { return sparseUnit }
+func (c *cooColumn) Len() int64 {
+	if c.m == nil { // a table that only describes its columns (cooTable)
+		return 0
+	}
+	return int64(c.m.NNZ())
+}
+func (c *cooColumn) ChunkRows() int64 { return sparseUnit }
 
 // Read returns elements [start, start+n) of the column.
 func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {

@@ -518,7 +518,7 @@ func (n *memberNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.File
 	if err != nil {
 		return nil, 0, syscall.EIO
 	}
-	h, _, errno := t.opendir(t.root)
+	h, _, errno := t.opendir(n, t.root)
 	return h, 0, errno
 }
 

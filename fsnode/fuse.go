@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"syscall"
 	"time"
 
@@ -97,12 +98,12 @@ func (n *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandl
 	if n.t.stale() {
 		return nil, 0, syscall.ESTALE
 	}
-	return n.t.opendir(n.d)
+	return n.t.opendir(n, n.d)
 }
 
-// opendir lists directory d: the listing, which never changes, is kept in
-// the kernel's cache (FOPEN_CACHE_DIR).
-func (t *Tree) opendir(d *dir) (fs.FileHandle, uint32, syscall.Errno) {
+// opendir lists directory d, shown by node: the listing, which never
+// changes, is kept in the kernel's cache (FOPEN_CACHE_DIR).
+func (t *Tree) opendir(node fs.NodeLookuper, d *dir) (fs.FileHandle, uint32, syscall.Errno) {
 	es, err := t.children(d)
 	if err != nil {
 		if t.torn() {
@@ -111,11 +112,52 @@ func (t *Tree) opendir(d *dir) (fs.FileHandle, uint32, syscall.Errno) {
 		return nil, 0, syscall.EIO
 	}
 	t.presize(es)
-	list := make([]fuse.DirEntry, len(es))
-	for i, e := range es {
-		list[i] = fuse.DirEntry{Name: e.name, Mode: e.mode()}
+	return &dirHandle{node: node, es: es}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// dirHandle reads a listing. It answers READDIRPLUS's lookups itself
+// (fs.FileLookuper) so that hidden entries (.meta.json) come without
+// attributes: a listing that does not show them (ls -l, ls -lR) never
+// renders them, and one that does looks them up as usual.
+type dirHandle struct {
+	node fs.NodeLookuper
+	es   []entry
+	next int
+}
+
+var (
+	_ fs.FileReaddirenter = (*dirHandle)(nil)
+	_ fs.FileSeekdirer    = (*dirHandle)(nil)
+	_ fs.FileLookuper     = (*dirHandle)(nil)
+)
+
+// Readdirent implements fs.FileReaddirenter.
+func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	if h.next >= len(h.es) {
+		return nil, 0
 	}
-	return fs.NewListDirStream(list), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	e := &h.es[h.next]
+	h.next++
+	return &fuse.DirEntry{Name: e.name, Mode: e.mode(), Off: uint64(h.next)}, 0
+}
+
+// Seekdir implements fs.FileSeekdirer.
+func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if off > uint64(len(h.es)) {
+		return syscall.EINVAL
+	}
+	h.next = int(off)
+	return 0
+}
+
+// Lookup implements fs.FileLookuper: the node's lookup, except for
+// hidden names, which READDIRPLUS then lists without attributes (a zero
+// node ID: the kernel looks them up when they are asked for).
+func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if hidden(name) {
+		return nil, syscall.ENOENT
+	}
+	return h.node.Lookup(ctx, name, out)
 }
 
 // Getattr implements fs.NodeGetattrer.
@@ -165,8 +207,14 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if n.t.stale() {
 		return nil, 0, syscall.ESTALE
 	}
+	// taken before the view: commits keep its state's space until Release
+	release, err := n.t.holdState()
+	if err != nil {
+		return nil, 0, syscall.ESTALE
+	}
 	v, err := n.t.finalize(n.f)
 	if err != nil {
+		release()
 		if n.t.torn() {
 			return nil, 0, syscall.ESTALE
 		}
@@ -176,8 +224,9 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		// a commit may rebind the file while it is open: the handle keeps
 		// reading the view it opened, past the page cache, which the
 		// file's other readers share
-		return &viewHandle{v}, fuse.FOPEN_DIRECT_IO, 0
+		return &viewHandle{v, release}, fuse.FOPEN_DIRECT_IO, 0
 	}
+	release()
 	if streamed(v) {
 		return nil, fuse.FOPEN_DIRECT_IO, 0
 	}
@@ -185,8 +234,18 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 }
 
 // viewHandle is a read handle on a read-write mount: the view the file
-// showed when it was opened, so that its reader sees one state whole.
-type viewHandle struct{ v View }
+// showed when it was opened, so that its reader sees one state whole
+// (the space of which it holds until Release).
+type viewHandle struct {
+	v       View
+	release func()
+}
+
+// Release implements fs.FileReleaser.
+func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
+	h.release()
+	return 0
+}
 
 // streamed reports a view served with direct I/O: the array views (raw
 // and .npy), whose bytes are the stored elements.
@@ -241,6 +300,9 @@ func (n *linkNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 func (n *linkNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	return []byte(n.target), 0
 }
+
+// hidden reports a name that a listing shows only when asked to (ls -a).
+func hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
 // mode returns the file type bits of an entry.
 func (e entry) mode() uint32 {

@@ -97,9 +97,9 @@ func (t *Tree) firstStat(f *file) (st statSize, err error) {
 	return st, err
 }
 
-// presize finds what stat shows of every file of a listing, on every
-// core, before the kernel asks for each in turn (a listing's lookups
-// arrive one at a time).
+// presize finds what stat shows of every file of a listing but its
+// hidden ones (see dirHandle), on every core, before the kernel asks for
+// each in turn (a listing's lookups arrive one at a time).
 func (t *Tree) presize(es []entry) {
 	work := make(chan *file)
 	var wg sync.WaitGroup
@@ -111,7 +111,7 @@ func (t *Tree) presize(es []entry) {
 		})
 	}
 	for _, e := range es {
-		if e.file != nil {
+		if e.file != nil && !hidden(e.name) {
 			work <- e.file
 		}
 	}

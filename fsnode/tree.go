@@ -260,6 +260,11 @@ func (t *Tree) finalize(f *file) (View, error) {
 	if err != nil || f.isFinal() {
 		return v, err
 	}
+	release, err := t.holdState() // the pass reads the view's state whole
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// A second pass of the same view while the first one's caller
 	// already reads it would tear what it reads.
 	f.fin.Lock()

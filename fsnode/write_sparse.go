@@ -72,26 +72,19 @@ func (t *Tree) newCOOAppender(path string) (Appender, error) {
 	w := t.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	o, err := w.rw.File().Open(path)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := o.Dataset()
-	if err != nil {
-		return nil, err
-	}
-	m, err := sparsecoo.Open(ds)
-	if err != nil {
-		return nil, err
-	}
-	p, err := arrowexport.NewCOOParser(m)
-	if err != nil {
-		return nil, err
-	}
 	sw, err := sparsecoo.NewWriter(w.rw, path)
 	if err != nil {
-		p.Release()
 		return nil, err
+	}
+	p, err := arrowexport.NewCOOParser(sw)
+	if err != nil {
+		return nil, err
+	}
+	if lt := w.live[path]; lt != nil {
+		if lt.chunks == nil {
+			lt.chunks = sparsecoo.NewChunks()
+		}
+		sw.Share(lt.chunks) // the appenders of the dataset commit one at a time
 	}
 	return &cooAppender{t: t, path: path, p: p, sw: sw}, nil
 }
@@ -142,6 +135,7 @@ func (t *Tree) refreshSparse(lt *liveTable) error {
 	if lt == nil {
 		return nil
 	}
+	gen := t.w.rw.Generation()
 	f, err := t.w.rw.Snapshot(h5core.Options{ChunkCacheBytes: snapshotChunkCache})
 	if err != nil {
 		return err
@@ -170,5 +164,24 @@ func (t *Tree) refreshSparse(lt *liveTable) error {
 		}
 	}
 	invalidate(changed)
+	t.w.bound.Store(gen)
 	return nil
+}
+
+// holdState keeps the space of the states the files show from being
+// reused by later commits (h5core.RW.Hold) until release is called: a
+// view taken after it reads its state whole. A read-only tree holds
+// nothing.
+func (t *Tree) holdState() (release func(), err error) {
+	if t.w == nil {
+		return func() {}, nil
+	}
+	for try := 0; ; try++ {
+		// a commit that reused space past bound also moved bound on,
+		// before the next try
+		release, err = t.w.rw.Hold(t.w.bound.Load())
+		if err == nil || try == 3 {
+			return release, err
+		}
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/sparsecoo"
 	"github.com/h5fs/h5fs/table"
 )
 
@@ -26,6 +28,8 @@ type writer struct {
 
 	mu   sync.Mutex            // serializes transactions and guards live
 	live map[string]*liveTable // by table path
+
+	bound atomic.Uint64 // no file shows a state older than this generation (holdState)
 }
 
 // liveTable is a table of a read-write mount: its files, to be shown
@@ -35,7 +39,8 @@ type liveTable struct {
 	stem    string           // name of its whole-table files, "" until listed
 	files   map[string]*file // "up/" + whole-table file name, or "dir/" + name in its directory
 	pending map[string][]byte
-	widths  map[string]int // element size of each column's .raw, by name; nil until listed
+	widths  map[string]int    // element size of each column's .raw, by name; nil until listed
+	chunks  *sparsecoo.Chunks // a sparse dataset's committed chunks, for its next commit
 }
 
 // tableOf returns the live table at path, registering it on first use.

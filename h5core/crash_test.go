@@ -62,7 +62,7 @@ func replayAppend(t *testing.T, fixture string, rec *crashtest.Recorder) (int, e
 func TestCrashReplayAppend(t *testing.T) {
 	for _, fixture := range []string{"earliest", "latest", "earliest_ub", "latest_ub"} {
 		t.Run(fixture, func(t *testing.T) {
-			n, err := replayAppend(t, fixture, &crashtest.Recorder{Reorder: true})
+			n, err := replayAppend(t, fixture, &crashtest.Recorder{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestCrashReplayCatchesMissingSync(t *testing.T) {
 // bug, and the harness must find one.
 func TestCrashReplayCatchesReorder(t *testing.T) {
 	var syncs atomic.Int32 // the journal's sync and the file's may run at once
-	count := &crashtest.Recorder{Reorder: true, DropSync: func(name string) bool {
+	count := &crashtest.Recorder{DropSync: func(name string) bool {
 		if strings.HasSuffix(name, ".h5") {
 			syncs.Add(1)
 		}
@@ -146,7 +146,7 @@ func TestCrashReplayCatchesReorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n atomic.Int32
-	rec := &crashtest.Recorder{Reorder: true, DropSync: func(name string) bool {
+	rec := &crashtest.Recorder{DropSync: func(name string) bool {
 		return strings.HasSuffix(name, ".h5") && n.Add(1) == syncs.Load()-1 // the one before NROWS's
 	}}
 	_, err := replayAppend(t, "earliest", rec)

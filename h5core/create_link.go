@@ -127,6 +127,11 @@ func (tx *Tx) insertSymbol(parent *Object, m *message, name string, addr uint64)
 	if err := tx.write(heapAddr, hdr); err != nil {
 		return err
 	}
+	// The heap header before the tree naming the new offset: a crash may
+	// keep the old tree with the new segment (the old one with the name
+	// appended), never the new tree with the old segment (libhdf5:
+	// "unable to offset into local heap data block").
+	tx.orderPoint()
 
 	e := make([]byte, entSize)
 	putAddr(e, off, f.so)
@@ -411,6 +416,10 @@ func (tx *Tx) insertDenseLink(oh *objectHeader, m *message, li *linkInfo, name s
 	if err := tx.write(li.heapAddr, hdr); err != nil {
 		return err
 	}
+	// The heap header (its tree of huge objects) before the link info
+	// message that points to indexes naming the new object: libhdf5
+	// following the new index through the old heap header crashes.
+	tx.orderPoint()
 
 	hash := lookup3([]byte(name), 0)
 	nameRec := append(binary.LittleEndian.AppendUint32(nil, hash), id...)

@@ -33,6 +33,8 @@ type RW struct {
 	ov   *overlay
 	f    *File // the writer's view: reads see the transaction's writes
 	tx   *Tx
+
+	space freeSpace // space freed by commits, for reuse (space.go)
 }
 
 // RWOptions tune OpenRWWith.

@@ -13,79 +13,131 @@ import (
 // dimensions are the chunk shape, and a version-1 "all", hyperslab or
 // point selection.
 
-// chunkSelection returns the selection of the positions idx of a chunk of
-// the given shape (row-major linear indices inside the chunk, strictly
-// ascending): "all" when every position is listed; otherwise the
+// encodeChunkSelection appends to b the selection of the positions idx
+// of a chunk of the given shape (row-major linear indices inside the
+// chunk, strictly ascending), encoded as Encode does, and returns the
+// kind it chose: "all" when every position is listed; otherwise the
 // hyperslab of the set's blocks (libhdf5's span-tree blocks: row-major,
 // adjacent rows of equal pattern merged) or the point list in row-major
 // order, whichever encodes smaller (the hyperslab on a tie). Either way
 // the values go in row-major order.
-func chunkSelection(shape []uint64, idx []uint64) (*Selection, error) {
+func encodeChunkSelection(b []byte, shape []uint64, idx []uint64) ([]byte, SelectionKind, error) {
 	total := product(shape)
 	for i, v := range idx {
 		if v >= total || (i > 0 && v <= idx[i-1]) {
-			return nil, fmt.Errorf("chunk positions not ascending inside the chunk %v at item %d (%d)", shape, i, v)
+			return nil, 0, fmt.Errorf("chunk positions not ascending inside the chunk %v at item %d (%d)", shape, i, v)
 		}
 	}
 	n := uint64(len(idx))
+	encode := func(s *Selection) ([]byte, SelectionKind, error) {
+		b, err := s.appendEncoding(b)
+		return b, s.Kind, err
+	}
 	switch {
 	case n == 0:
-		return &Selection{Kind: SelectNone, Version: 1, shape: shape}, nil
+		return encode(&Selection{Kind: SelectNone, Version: 1, shape: shape})
 	case n == total:
-		return &Selection{Kind: SelectAll, Version: 1, shape: shape, spans: fullSpans(shape, 0), n: n}, nil
+		return encode(&Selection{Kind: SelectAll, Version: 1, shape: shape, spans: fullSpans(shape, 0), n: n})
 	}
+	// isolated: every block would hold one element, n blocks, more than
+	// n/2: the span tree is not built
+	if !isolated(shape, idx) {
+		rank := len(shape)
+		last := shape[rank-1]
+		// runs along the last dimension, row-major
+		start, end := make([]uint64, 0, len(idx)*rank), make([]uint64, 0, len(idx)*rank)
+		for i := 0; i < len(idx); {
+			j := i + 1
+			for j < len(idx) && idx[j] == idx[j-1]+1 && idx[j]%last != 0 {
+				j++
+			}
+			start = appendCoords(start, shape, idx[i])
+			end = appendCoords(end, shape, idx[j-1])
+			i = j
+		}
+		spans := buildRuns(start, end, rank)
+		if blockCount(spans, 0, rank) <= n/2 {
+			return encode(&Selection{Kind: SelectHyperslab, Version: 1, shape: shape, spans: spans, n: n})
+		}
+	}
+	b, err := appendPointList(b, shape, idx)
+	return b, SelectPoints, err
+}
+
+// appendCoords appends the coordinates of position v (a row-major linear
+// index inside a chunk of the given shape) to dst.
+func appendCoords(dst, shape []uint64, v uint64) []uint64 {
 	rank := len(shape)
-	coords := func(v uint64, dst []uint64) []uint64 {
-		at := len(dst)
-		dst = slices.Grow(dst, rank)[:at+rank]
-		for d := rank - 1; d >= 0; d-- {
-			dst[at+d], v = v%shape[d], v/shape[d]
-		}
-		return dst
+	at := len(dst)
+	dst = slices.Grow(dst, rank)[:at+rank]
+	for d := rank - 1; d > 0; d-- {
+		dst[at+d], v = v%shape[d], v/shape[d]
 	}
-	points := func() *Selection {
-		pts := make([]uint64, 0, len(idx)*rank)
-		for _, v := range idx {
-			pts = coords(v, pts)
-		}
-		return &Selection{Kind: SelectPoints, Version: 1, shape: shape, points: pts, n: n}
+	dst[at] = v // v < total: the first coordinate is what is left
+	return dst
+}
+
+// appendPointList appends the point selection of the positions idx
+// (ascending) of a chunk of the given shape, as Encode encodes a point
+// selection, computing the coordinates as it writes them: by division
+// only for the first point of each row along the last dimension.
+func appendPointList(b []byte, shape, idx []uint64) ([]byte, error) {
+	b, err := appendSelectionHeader(b, shape, SelectPoints)
+	if err != nil {
+		return nil, err
 	}
-	if isolated(shape, idx) {
-		// every block holds one element: n blocks, more than n/2
-		return points(), nil
-	}
+	le := binary.LittleEndian
+	rank, n := len(shape), len(idx)
+	w := 4 * rank // bytes of one point
+	b = le.AppendUint32(b, uint32(8+w*n))
+	b = le.AppendUint32(b, uint32(rank))
+	b = le.AppendUint32(b, uint32(n))
+	at := len(b)
+	b = slices.Grow(b, w*n)[:at+w*n]
 	last := shape[rank-1]
-	// runs along the last dimension, row-major
-	start, end := make([]uint64, 0, len(idx)*rank), make([]uint64, 0, len(idx)*rank)
-	for i := 0; i < len(idx); {
-		j := i + 1
-		for j < len(idx) && idx[j] == idx[j-1]+1 && idx[j]%last != 0 {
-			j++
+	var lo, hi uint64 // the positions of the row of the point before
+	for i, v := range idx {
+		p := b[at+w*i : at+w*(i+1)]
+		if i > 0 && v < hi { // the same row: the same coordinates but the last
+			copy(p, b[at+w*(i-1):at+w*i-4])
+			le.PutUint32(p[w-4:], uint32(v-lo))
+			continue
 		}
-		start = coords(idx[i], start)
-		end = coords(idx[j-1], end)
-		i = j
+		lo = v - v%last
+		hi = lo + last
+		for d := rank - 1; d > 0; d-- {
+			le.PutUint32(p[4*d:], uint32(v%shape[d]))
+			v /= shape[d]
+		}
+		le.PutUint32(p, uint32(v))
 	}
-	spans := buildRuns(start, end, rank)
-	if blockCount(spans, 0, rank) <= n/2 {
-		return &Selection{Kind: SelectHyperslab, Version: 1, shape: shape, spans: spans, n: n}, nil
-	}
-	return points(), nil
+	return b, nil
 }
 
 // isolated reports whether no two of the positions idx (ascending
 // row-major linear indices in a chunk of the given shape) are neighbours
 // along a dimension, so that no hyperslab block holds more than one.
 func isolated(shape, idx []uint64) bool {
-	stride := uint64(1)
-	for d := len(shape) - 1; d >= 0; d-- {
+	// along the last dimension neighbours are adjacent in idx
+	last := shape[len(shape)-1]
+	for i := 1; i < len(idx); i++ {
+		if idx[i] == idx[i-1]+1 && idx[i]%last != 0 {
+			return false
+		}
+	}
+	stride := last
+	for d := len(shape) - 2; d >= 0; d-- {
 		j := 0 // first of idx not below v+stride, which only grows
 		for _, v := range idx {
-			for j < len(idx) && idx[j] < v+stride {
+			w := v + stride
+			for j < len(idx) && idx[j] < w {
 				j++
 			}
-			// v+stride is v's neighbour unless v ends dimension d
-			if j < len(idx) && idx[j] == v+stride && (v/stride)%shape[d]+1 < shape[d] {
+			if j == len(idx) {
+				break // no later v has a neighbour along d either
+			}
+			// w is v's neighbour unless v ends dimension d
+			if idx[j] == w && (v/stride)%shape[d]+1 < shape[d] {
 				return false
 			}
 		}
@@ -117,24 +169,41 @@ func blockCount(l *spanList, dim, rank int) uint64 {
 // It fails for chunk dimensions of 2^32 or more, which need the later
 // encoding versions.
 func (s *Selection) Encode() ([]byte, error) {
-	rank := len(s.shape)
-	for _, v := range s.shape {
+	return s.appendEncoding(make([]byte, 0, 3+4+8+16*len(s.shape)+12+12+4*len(s.points)+4))
+}
+
+// appendSelectionHeader appends the envelope, the extent and the
+// selection header (kind, version 1) of a selection in a chunk of the
+// given shape.
+func appendSelectionHeader(b []byte, shape []uint64, kind SelectionKind) ([]byte, error) {
+	rank := len(shape)
+	for _, v := range shape {
 		if v > math.MaxUint32 {
-			return nil, fmt.Errorf("selection in a chunk of shape %v: dimensions of 2^32 or more: %w", s.shape, ErrUnsupported)
+			return nil, fmt.Errorf("selection in a chunk of shape %v: dimensions of 2^32 or more: %w", shape, ErrUnsupported)
 		}
 	}
 	le := binary.LittleEndian
-	b := []byte{1, 0, 8} // dataspace object, encoding version 0, 8-byte lengths
+	b = append(b, 1, 0, 8) // dataspace object, encoding version 0, 8-byte lengths
 	b = le.AppendUint32(b, uint32(8+16*rank))
 	b = append(b, 1, byte(rank), 1, 0, 0, 0, 0, 0) // extent v1, max dims present
 	for range 2 {
-		for _, v := range s.shape {
+		for _, v := range shape {
 			b = le.AppendUint64(b, v)
 		}
 	}
-	b = le.AppendUint32(b, uint32(s.Kind))
-	b = le.AppendUint32(b, 1) // version 1
-	b = le.AppendUint32(b, 0) // reserved
+	b = le.AppendUint32(b, uint32(kind))
+	b = le.AppendUint32(b, 1)         // version 1
+	return le.AppendUint32(b, 0), nil // reserved
+}
+
+// appendEncoding appends the encoding Encode returns to b.
+func (s *Selection) appendEncoding(b []byte) ([]byte, error) {
+	rank := len(s.shape)
+	b, err := appendSelectionHeader(b, s.shape, s.Kind)
+	if err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
 	switch s.Kind {
 	case SelectNone, SelectAll:
 		return le.AppendUint32(b, 0), nil
@@ -143,8 +212,10 @@ func (s *Selection) Encode() ([]byte, error) {
 		b = le.AppendUint32(b, uint32(8+4*rank*n))
 		b = le.AppendUint32(b, uint32(rank))
 		b = le.AppendUint32(b, uint32(n))
-		for _, v := range s.points {
-			b = le.AppendUint32(b, uint32(v))
+		at := len(b)
+		b = slices.Grow(b, 4*len(s.points))[:at+4*len(s.points)]
+		for i, v := range s.points {
+			le.PutUint32(b[at+4*i:], uint32(v))
 		}
 		return b, nil
 	case SelectHyperslab:

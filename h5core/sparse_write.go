@@ -30,11 +30,10 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 	if uint64(len(vals)) != uint64(len(idx))*g.elemSize {
 		return nil, nil, fail("%d bytes of values for %d elements of %d bytes", len(vals), len(idx), g.elemSize)
 	}
-	sel, err := chunkSelection(g.chunk, idx)
-	if err != nil {
-		return nil, nil, fail("%v", err)
-	}
-	sec0, err := sel.Encode()
+	// section 0 in a buffer with room for its checksum and the values,
+	// which follow it unless a filter makes a new buffer of it
+	rank := len(g.chunk)
+	sec0, _, err := encodeChunkSelection(make([]byte, 0, 3+4+8+16*rank+12+12+4*rank*len(idx)+4+len(vals)), g.chunk, idx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: %w", ds.f.name, ds.Path, scaled, err)
 	}
@@ -50,18 +49,23 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 		rec.unfiltered = []uint64{uint64(len(sec0)), uint64(len(vals))}
 		rec.masks = make([]uint32, 2)
 	}
-	var out []byte
-	for i, sec := range [][]byte{sec0, vals} {
+	secs := [][]byte{sec0, vals}
+	for i, sec := range secs {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
 			enc, mask, err := encodeChunk(ds.SectionFilters[i], sec)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: section %d: %w", ds.f.name, ds.Path, scaled, i, err)
 			}
-			sec, rec.masks[i] = enc, mask
+			secs[i], rec.masks[i] = enc, mask
 		}
-		rec.offsets[i] = uint64(len(out))
-		out = append(out, sec...)
 	}
+	out := sec0 // with room for the values
+	if len(ds.SectionFilters) > 0 && ds.SectionFilters[0] != nil && !partial {
+		out = make([]byte, 0, len(secs[0])+len(secs[1]))
+		out = append(out, secs[0]...)
+	}
+	rec.offsets[1] = uint64(len(out))
+	out = append(out, secs[1]...)
 	if s.csl < 8 && uint64(len(out)) >= 1<<(8*s.csl) {
 		return nil, nil, fail("%d bytes do not fit the index's %d-byte chunk size field", len(out), s.csl)
 	}
@@ -72,9 +76,10 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 // scaled of the sparse dataset at path by one holding exactly the
 // positions idx (ascending row-major linear indices inside the chunk)
 // with the values vals (packed in the file's datatype, in the same
-// order). The chunk is written at the end of the file and its index
-// record (address, size, section offsets, unfiltered sizes, filter
-// masks) rewritten at the next barrier; with no position the chunk is
+// order). The chunk is written in reusable space (space.go) or at the
+// end of the file and its index record (address, size, section offsets,
+// unfiltered sizes, filter masks) rewritten at the next barrier; the old
+// chunk's space is reusable after the commit. With no position the chunk is
 // removed from the index, as the prototype's erase does (§10). Positions
 // must lie inside the dataset's current extent (SetExtent first).
 func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) error {
@@ -102,11 +107,15 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 		}
 	}
 	total := product(g.chunk)
+	inside := true // the whole chunk lies inside the extent
+	for i, s := range scaled {
+		inside = inside && (s+1)*g.chunk[i] <= g.dims[i]
+	}
 	for _, p := range idx {
 		if p >= total {
 			return d.errf("chunk %v: position %d lies outside the chunk %v", scaled, p, g.chunk)
 		}
-		for i := len(g.chunk) - 1; i >= 0; i-- {
+		for i := len(g.chunk) - 1; i >= 0 && !inside; i-- {
 			if scaled[i]*g.chunk[i]+p%g.chunk[i] >= g.dims[i] {
 				return d.errf("chunk %v: position %d lies outside the extent %v", scaled, p, g.dims)
 			}
@@ -117,23 +126,32 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 }
 
 // storeSparseChunk encodes the structured chunk at scaled for the extent
-// dims (encodeSparseChunk), writes it at the end of the file and sets
-// its index record; with no position it removes the chunk from the
-// index. A chunk that cannot be encoded is an error that leaves the
+// dims (encodeSparseChunk), writes it in space freed by an earlier commit
+// or at the end of the file and sets its index record; with no position
+// it removes the chunk from the index. The old chunk's space is freed
+// for the commits after this one. A chunk that cannot be encoded is an error that leaves the
 // transaction usable.
 func (d *dsWriter) storeSparseChunk(scaled, dims, idx []uint64, vals []byte) error {
 	loc := chunkLoc{scaled: slices.Clone(scaled), addr: undefAddr}
+	old, err := d.idx.get(scaled)
+	if err != nil {
+		return err
+	}
 	if len(idx) > 0 {
 		enc, rec, err := d.ds.encodeSparseChunk(scaled, dims, idx, vals)
 		if err != nil {
 			return err
 		}
-		loc.addr, loc.size, loc.stc = d.tx.alloc(uint64(len(enc))), uint64(len(enc)), rec
+		loc.addr, loc.size, loc.stc = d.tx.allocReusable(uint64(len(enc))), uint64(len(enc)), rec
 		if err := d.tx.write(loc.addr, enc); err != nil {
 			return err
 		}
 	}
-	return d.tx.fail(d.idx.set(loc))
+	if err := d.tx.fail(d.idx.set(loc)); err != nil {
+		return err
+	}
+	d.tx.free(old.addr, old.size)
+	return nil
 }
 
 // refilterEdgeChunks rewrites, through their filter pipelines, the

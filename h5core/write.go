@@ -35,7 +35,13 @@ import (
 //     pointer to the new space can precede it,
 //  4. writes the other overwrites in the order they were made, one sync
 //     per barrier interval (pointers to new structures last: a dataset's
-//     layout and dataspace messages are rewritten after its index),
+//     layout and dataspace messages are rewritten after its index). The
+//     writer adds ordering points of its own where one overwrite must be
+//     durable before another for libhdf5 to read the file before any
+//     recovery: a group's heap header before the pointer to the index
+//     naming the new link, a variable-length dataset's index before its
+//     grown extent (see Tx.flush); they cost a sync only to the
+//     transactions that make them,
 //  5. removes the journal: that is the commit point.
 //
 // The removal is not synced: a crash just after it may bring the journal
@@ -52,17 +58,20 @@ import (
 // grow (contiguous or compact layout, or a fixed maximum extent) is an
 // error naming it, before anything is changed.
 type Tx struct {
-	w       *RW
-	j       *journal
-	oldSize int64  // size of the file at Begin
-	eoa     uint64 // end of allocated space, relative to the base
-	sbEOA   uint64 // the superblock's end-of-file address as on disk, relative to the base
-	dsets   map[string]*dsWriter
-	heap    *heapWriter // the global heap collection being filled (NewVlen)
-	order   []*dsWriter // datasets in the order first touched
-	err     error       // sticky: the first write error
-	fresh   bool        // written past the old end of file since the last sync
-	done    bool
+	w        *RW
+	j        *journal
+	oldSize  int64  // size of the file at Begin
+	eoa      uint64 // end of allocated space, relative to the base
+	beginEOA uint64 // eoa at Begin
+	sbEOA    uint64 // the superblock's end-of-file address as on disk, relative to the base
+	dsets    map[string]*dsWriter
+	heap     *heapWriter // the global heap collection being filled (NewVlen)
+	order    []*dsWriter // datasets in the order first touched
+	err      error       // sticky: the first write error
+	fresh    bool        // written past the old end of file since the last sync
+	taken    []extent    // reused space (allocReusable), written in place
+	freed    []extent    // space no longer used, reusable after the commit
+	done     bool
 }
 
 // ErrTxDone is returned by operations on a committed or rolled-back
@@ -80,7 +89,8 @@ func (w *RW) Begin() (*Tx, error) {
 	}
 	rel := uint64(size) - w.f.base
 	sbEOA := w.f.sb.relEOF()
-	tx := &Tx{w: w, oldSize: size, eoa: max(sbEOA, rel), sbEOA: sbEOA,
+	eoa := max(sbEOA, rel)
+	tx := &Tx{w: w, oldSize: size, eoa: eoa, beginEOA: eoa, sbEOA: sbEOA,
 		dsets: map[string]*dsWriter{},
 		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size}}
 	w.tx = tx
@@ -123,7 +133,7 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 	if abs+int64(len(b)) > tx.w.ov.size {
 		return fmt.Errorf("%s: write of %d bytes at %#x past the allocated end of file", tx.w.name, len(b), addr)
 	}
-	if abs < tx.oldSize {
+	if abs < tx.oldSize && !tx.inTaken(addr, uint64(len(b))) {
 		n := min(int64(len(b)), tx.oldSize-abs)
 		tx.w.ov.put(abs, b[:n])
 		b, abs = b[n:], abs+n
@@ -152,14 +162,38 @@ func (tx *Tx) Barrier() error {
 	if err := tx.fail(tx.flush()); err != nil {
 		return err
 	}
-	tx.w.ov.epoch++
+	tx.orderPoint()
 	return nil
 }
 
-// flush writes what the datasets' index writers deferred.
+// orderPoint is an ordering point among the overwrites (Barrier without
+// the datasets' deferred writes), for a writer whose new structure must
+// be durable before the pointer to it: the overwrites made before it
+// reach the disk, at Commit, a sync before those made after it.
+func (tx *Tx) orderPoint() { tx.w.ov.epoch++ }
+
+// flush writes what the datasets' index writers deferred, then their
+// dataspaces (the pointer-like fields last). The extents that must not
+// precede their index on the disk (dsWriter.spaceAfterIndex) follow an
+// ordering point of their own, so only transactions growing such a
+// dataset pay its sync.
 func (tx *Tx) flush() error {
+	var late []*dsWriter
 	for _, d := range tx.order {
-		if err := d.flush(); err != nil {
+		if err := d.flushIndex(); err != nil {
+			return err
+		}
+		if d.spaceAfterIndex() {
+			late = append(late, d)
+		} else if err := d.flushSpace(); err != nil {
+			return err
+		}
+	}
+	if len(late) > 0 {
+		tx.orderPoint()
+	}
+	for _, d := range late {
+		if err := d.flushSpace(); err != nil {
 			return err
 		}
 	}
@@ -224,9 +258,12 @@ func (tx *Tx) Commit() error {
 	if err := tx.fail(tx.apply()); err != nil {
 		return err
 	}
+	journaled := tx.j.fh != nil
 	if err := tx.fail(tx.j.remove()); err != nil {
 		return err
 	}
+	tx.w.space.unsynced = tx.w.space.unsynced || journaled
+	tx.w.space.commit(tx.freed)
 	tx.done = true
 	tx.w.tx = nil
 	tx.w.f.resetCaches()
@@ -243,6 +280,7 @@ func (tx *Tx) Rollback() error {
 	w := tx.w
 	w.tx = nil
 	w.ov.pending, w.ov.epoch = nil, 0
+	w.space.giveBack(tx.taken, tx.beginEOA)
 	var err error
 	if tx.j.fh != nil {
 		tx.j.fh.Close()
@@ -264,7 +302,7 @@ func (tx *Tx) Rollback() error {
 type pendingWrite struct {
 	off   int64 // absolute file offset
 	data  []byte
-	epoch int // the barriers before it
+	epoch int // the ordering points before it
 }
 
 // overlay is the writer's io.ReaderAt: the file with the pending
@@ -274,7 +312,7 @@ type overlay struct {
 	fh      FSFile
 	size    int64 // allocated size
 	pending []pendingWrite
-	epoch   int // barriers so far in the transaction
+	epoch   int // ordering points so far in the transaction (orderPoint)
 }
 
 // put adds an overwrite; one of the same range since the last barrier

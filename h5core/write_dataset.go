@@ -329,14 +329,25 @@ func (d *dsWriter) store(s []uint64, data []byte, old chunkLoc) error {
 	return d.idx.set(chunkLoc{scaled: s, addr: addr, size: uint64(len(enc)), mask: mask})
 }
 
-// flush writes the dataset's deferred changes: its index, then its
-// dataspace (the pointer-like fields last).
-func (d *dsWriter) flush() error {
-	if d.idx != nil {
-		if err := d.idx.flush(); err != nil {
-			return err
-		}
+// flushIndex writes what the dataset's index writer deferred.
+func (d *dsWriter) flushIndex() error {
+	if d.idx == nil {
+		return nil
 	}
+	return d.idx.flush()
+}
+
+// spaceAfterIndex reports whether the dataset's grown extent must wait
+// for its index to be durable (Tx.flush): libhdf5 reads a missing chunk
+// of a variable-length type by converting the fill value through the
+// global heap, which a file open read-only refuses ("no write intent on
+// file"), so a crash must never leave the new extent over the old index.
+func (d *dsWriter) spaceAfterIndex() bool {
+	return d.spaceDirty && !d.ds.Type.IsFixedSize()
+}
+
+// flushSpace writes the dataset's dataspace when its extent changed.
+func (d *dsWriter) flushSpace() error {
 	if !d.spaceDirty {
 		return nil
 	}

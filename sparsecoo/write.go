@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -29,10 +29,52 @@ type Writer struct {
 	shape []uint64 // extent after the pending defines
 	max   []uint64
 	chunk []uint64
+	typ   *h5core.Datatype
 	es    int
 	edits map[string]*chunkEdit
 	vals  []byte // the defined values, packed
 	n     int
+	known *Chunks // committed chunks, decoded
+}
+
+// Chunks keeps the decoded content of the chunks Writers of one dataset
+// committed, so that a later commit rebuilding the same chunks takes them
+// from memory instead of reading and decoding them again. It is trusted
+// only while the file is in the state of its last commit (no other
+// transaction since) and keeps at most maxKnownBytes. Writers that share
+// one (Writer.Share) must commit one at a time.
+type Chunks struct {
+	gen   uint64 // the file's generation after the last commit
+	m     map[string]*known
+	bytes int
+}
+
+// known is the content of one chunk: its positions (ascending) and
+// values; no position when the chunk is not stored.
+type known struct {
+	idx  []uint64
+	vals []byte
+}
+
+// maxKnownBytes bounds what a Chunks keeps: past it, it starts afresh.
+const maxKnownBytes = 256 << 20
+
+// NewChunks returns an empty Chunks.
+func NewChunks() *Chunks { return &Chunks{m: map[string]*known{}} }
+
+// reset forgets every chunk.
+func (c *Chunks) reset() {
+	clear(c.m)
+	c.bytes = 0
+}
+
+// put records a chunk's content after a commit.
+func (c *Chunks) put(key string, k *known) {
+	if old := c.m[key]; old != nil {
+		c.bytes -= 8*len(old.idx) + len(old.vals)
+	}
+	c.m[key] = k
+	c.bytes += 8*len(k.idx) + len(k.vals)
 }
 
 // chunkEdit is the pending change of one chunk: its edits in the order
@@ -57,8 +99,12 @@ func NewWriter(rw *h5core.RW, path string) (*Writer, error) {
 		return nil, err
 	}
 	return &Writer{rw: rw, path: path, rank: len(ds.Shape()), shape: slices.Clone(ds.Shape()), max: ds.MaxShape(),
-		chunk: ds.ChunkShape(), es: ds.Type.PackedSize(), edits: map[string]*chunkEdit{}}, nil
+		chunk: ds.ChunkShape(), typ: ds.Type, es: ds.Type.PackedSize(), edits: map[string]*chunkEdit{}, known: NewChunks()}, nil
 }
+
+// Share makes the writer take committed chunks from c and keep the ones
+// it commits there, for the next Writer of the same dataset.
+func (w *Writer) Share(c *Chunks) { w.known = c }
 
 // openSparse opens the dataset at path as the writer sees it and checks
 // that its values can be written.
@@ -83,6 +129,9 @@ func openSparse(rw *h5core.RW, path string) (*h5core.Dataset, error) {
 // Shape returns the extent the dataset has once the pending defines
 // commit, as far as this writer knows (another may grow it further).
 func (w *Writer) Shape() []uint64 { return w.shape }
+
+// Type returns the dataset's element type.
+func (w *Writer) Type() *h5core.Datatype { return w.typ }
 
 // ElemSize returns the size of one packed value.
 func (w *Writer) ElemSize() int { return w.es }
@@ -179,19 +228,35 @@ func (w *Writer) Commit() error {
 	if err != nil {
 		return err
 	}
+	if w.known.gen != w.rw.Generation() {
+		w.known.reset() // another transaction came between
+	}
 	tx, err := w.rw.Begin()
 	if err != nil {
 		return err
 	}
-	if err := w.apply(tx, ds); err != nil {
-		tx.Rollback()
+	after, err := w.apply(tx, ds)
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		tx.Rollback() // a failed commit too: only a rollback ends it
+		w.known.reset()
 		return err
 	}
-	return tx.Commit()
+	if w.known.bytes > maxKnownBytes {
+		w.known.reset()
+	}
+	for key, k := range after {
+		w.known.put(key, k)
+	}
+	w.known.gen = w.rw.Generation()
+	return nil
 }
 
-// apply writes every edited chunk, in row-major chunk order.
-func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
+// apply writes every edited chunk, in row-major chunk order, and
+// returns the content of each edited chunk after the commit.
+func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) (map[string]*known, error) {
 	// another writer may have grown the extent since this one opened
 	shape := slices.Clone(ds.Shape())
 	for i, n := range w.shape {
@@ -199,45 +264,50 @@ func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) error {
 	}
 	if !slices.Equal(shape, ds.Shape()) {
 		if err := tx.SetExtent(w.path, shape); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	w.shape = shape
-	edits := make([]*chunkEdit, 0, len(w.edits))
-	for _, e := range w.edits {
-		edits = append(edits, e)
-	}
-	sort.Slice(edits, func(a, b int) bool { return slices.Compare(edits[a].scaled, edits[b].scaled) < 0 })
-	for _, e := range edits {
-		old, err := ds.SparseChunkAt(e.scaled)
+	keys := slices.Collect(maps.Keys(w.edits))
+	slices.SortFunc(keys, func(a, b string) int { return slices.Compare(w.edits[a].scaled, w.edits[b].scaled) })
+	after := map[string]*known{}
+	for _, key := range keys {
+		e := w.edits[key]
+		old, err := w.stored(ds, key, e.scaled)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		idx, vals, changed, err := w.merge(old, e)
-		if err != nil {
-			return err
-		}
+		idx, vals, changed := w.merge(old, e)
 		if !changed {
+			after[key] = old
 			continue
 		}
 		if err := tx.WriteSparseChunk(w.path, e.scaled, idx, vals); err != nil {
-			return err
+			return nil, err
 		}
+		after[key] = &known{idx, vals}
 	}
-	return nil
+	return after, nil
+}
+
+// stored returns the committed content of the chunk at scaled (key):
+// as the last commit left it, or read from the file.
+func (w *Writer) stored(ds *h5core.Dataset, key string, scaled []uint64) (*known, error) {
+	if k := w.known.m[key]; k != nil {
+		return k, nil
+	}
+	c, err := ds.SparseChunkAt(scaled)
+	if err != nil || c == nil {
+		return &known{}, err
+	}
+	idx, vals, err := c.Positions()
+	return &known{idx, vals}, err
 }
 
 // merge returns the chunk's defined positions (ascending) and values
 // after the edit, and whether anything changed.
-func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte, bool, error) {
-	var oidx []uint64
-	var ovals []byte
-	if old != nil {
-		var err error
-		if oidx, ovals, err = old.Positions(); err != nil {
-			return nil, nil, false, err
-		}
-	}
+func (w *Writer) merge(old *known, e *chunkEdit) ([]uint64, []byte, bool) {
+	oidx, ovals := old.idx, old.vals
 	// the last edit of each position, ascending
 	slices.SortStableFunc(e.edits, func(a, b edit) int { return cmp.Compare(a.pos, b.pos) })
 	eds := e.edits[:0]
@@ -254,9 +324,13 @@ func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte,
 	changed := false
 	i := 0
 	for _, ed := range eds {
-		for ; i < len(oidx) && oidx[i] < ed.pos; i++ {
-			idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
+		// the old positions before the edit, copied in one piece
+		k := i
+		for k < len(oidx) && oidx[k] < ed.pos {
+			k++
 		}
+		idx, vals = append(idx, oidx[i:k]...), append(vals, ovals[i*es:k*es]...)
+		i = k
 		had := i < len(oidx) && oidx[i] == ed.pos
 		switch {
 		case ed.val < 0:
@@ -270,8 +344,6 @@ func (w *Writer) merge(old *h5core.SparseChunk, e *chunkEdit) ([]uint64, []byte,
 			i++
 		}
 	}
-	for ; i < len(oidx); i++ {
-		idx, vals = append(idx, oidx[i]), append(vals, ovals[i*es:(i+1)*es]...)
-	}
-	return idx, vals, changed, nil
+	idx, vals = append(idx, oidx[i:]...), append(vals, ovals[i*es:]...)
+	return idx, vals, changed
 }

@@ -5,12 +5,12 @@
 // contents before the recorded operations, the state a crash could leave
 // after every prefix of them: all of the prefix applied, and for each
 // file (and the directory) the variant where its writes since its last
-// fsync were lost. ReplayReordered adds, since the disk may reorder what
-// it was not told to order, where the prefix ends before an fsync (or
-// ends the record), for each write since its file's last fsync the
-// variant where that write alone was lost. Each state is written to a directory of its own; Check
-// rolls it back with h5core.RecoverFS and hands what libhdf5 sees before
-// and after recovery to a predicate.
+// fsync were lost; and, since the disk may reorder what it was not told
+// to order, where the prefix ends before an fsync (or ends the record),
+// for each write since its file's last fsync the variant where that
+// write alone was lost and the later ones kept. Each state is written
+// to a directory of its own; Check rolls it back with h5core.RecoverFS
+// and hands what libhdf5 sees before and after recovery to a predicate.
 package crashtest
 
 import (
@@ -21,7 +21,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -65,9 +67,6 @@ func (o Op) String() string {
 // a test shows the harness catches a forgotten barrier.
 type Recorder struct {
 	DropSync func(name string) bool
-	// Reorder makes CheckNROWSCommit replay reordered writes too
-	// (ReplayReordered).
-	Reorder bool
 
 	mu  sync.Mutex
 	ops []Op
@@ -84,6 +83,16 @@ func (r *Recorder) add(o Op) {
 	r.mu.Lock()
 	r.ops = append(r.ops, o)
 	r.mu.Unlock()
+}
+
+// DropNthSync returns a DropSync that drops the n-th fsync (from 1) of
+// the files whose name ends in suffix: the record of a writer that
+// forgot that one ordering point. Counting is safe across goroutines.
+func DropNthSync(suffix string, n int) func(name string) bool {
+	var count atomic.Int32
+	return func(name string) bool {
+		return strings.HasSuffix(name, suffix) && count.Add(1) == int32(n)
+	}
 }
 
 // OpenFile implements h5core.FS.
@@ -193,20 +202,12 @@ func (c Crash) String() string {
 func (c Crash) Path(path string) string { return filepath.Join(c.Dir, filepath.Base(path)) }
 
 // Replay writes every crash state of ops, starting from before, into
-// subdirectories of dir, and returns them. All files must live in one
-// directory (the HDF5 file and its journal do).
+// subdirectories of dir, and returns them: every prefix, with the
+// unsynced operations of one file (or of the directory) lost, and, just
+// before each fsync and at the end, with one unsynced write alone lost
+// and the later ones kept (the disk reordered them). All files must live
+// in one directory (the HDF5 file and its journal do).
 func Replay(before Snapshot, ops []Op, dir string) ([]Crash, error) {
-	return replay(before, ops, dir, false)
-}
-
-// ReplayReordered is Replay with the states of reordered writes: those
-// where one write since its file's last fsync was lost and the later
-// ones kept.
-func ReplayReordered(before Snapshot, ops []Op, dir string) ([]Crash, error) {
-	return replay(before, ops, dir, true)
-}
-
-func replay(before Snapshot, ops []Op, dir string, reorder bool) ([]Crash, error) {
 	var crashes []Crash
 	for i := 0; i <= len(ops); i++ {
 		variants := []string{""}
@@ -225,7 +226,7 @@ func replay(before Snapshot, ops []Op, dir string, reorder bool) ([]Crash, error
 		for _, lost := range variants {
 			cs = append(cs, Crash{Point: i, Lost: lost, LostOp: -1})
 		}
-		if reorder && (i == len(ops) || ops[i].Kind == OpSync) {
+		if i == len(ops) || ops[i].Kind == OpSync {
 			// Just before a sync, when the most writes are in flight.
 			for _, k := range reorderable(ops[:i]) {
 				cs = append(cs, Crash{Point: i, LostOp: k})
@@ -324,7 +325,8 @@ func (c Crash) write(before Snapshot, ops []Op) error {
 		case OpCreate:
 			exists[o.Name] = true
 		case OpRemove:
-			exists[o.Name] = false
+			// its content goes with it: a file created again under the name starts empty
+			exists[o.Name], files[o.Name] = false, nil
 		case OpWrite:
 			b := files[o.Name]
 			if end := o.Off + int64(len(o.Data)); end > int64(len(b)) {

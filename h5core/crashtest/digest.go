@@ -3,12 +3,14 @@ package crashtest
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 //go:embed digest.py
@@ -34,7 +36,9 @@ type DatasetDigest struct {
 }
 
 // Digest opens every named file with h5py (libhdf5 1.10) in one Python
-// process and returns what it sees, by file name.
+// process and returns what it sees, by file name. When libhdf5 crashes
+// the process (a file it follows into garbage), each file is digested
+// alone, and those that crash it get the signal as their Error.
 func Digest(paths ...string) (map[string]FileDigest, error) {
 	dir, err := os.MkdirTemp("", "h5digest")
 	if err != nil {
@@ -45,10 +49,40 @@ func Digest(paths ...string) (map[string]FileDigest, error) {
 	if err := os.WriteFile(script, digestScript, 0o644); err != nil {
 		return nil, err
 	}
+	res, err := digest(script, paths)
+	var sig *signalError
+	if !errors.As(err, &sig) || len(paths) == 1 {
+		return res, err
+	}
+	res = map[string]FileDigest{}
+	for _, p := range paths {
+		one, err := digest(script, []string{p})
+		switch {
+		case errors.As(err, &sig):
+			res[p] = FileDigest{Error: "libhdf5 crashed h5py: " + sig.Error()}
+		case err != nil:
+			return nil, err
+		default:
+			res[p] = one[p]
+		}
+	}
+	return res, nil
+}
+
+// signalError is a digest process killed by a signal.
+type signalError struct{ err error }
+
+func (e *signalError) Error() string { return e.err.Error() }
+
+// digest runs the script over paths in one process.
+func digest(script string, paths []string) (map[string]FileDigest, error) {
 	cmd := exec.Command(Python, append([]string{script}, paths...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
+			if ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+				return nil, &signalError{err}
+			}
 			return nil, fmt.Errorf("h5py digest: %v: %s", err, ee.Stderr)
 		}
 		return nil, fmt.Errorf("h5py digest: %w", err)

@@ -46,7 +46,7 @@ func CheckNROWSCommit(tb testing.TB, path, table string, rec *Recorder, mutate f
 		tb.Fatalf("libhdf5 before and after: %q / %q (or no change)", oldD.Error, newD.Error)
 	}
 	ops := rec.Ops()
-	crashes, err := replay(snap, ops, tb.TempDir(), rec.Reorder)
+	crashes, err := Replay(snap, ops, tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}

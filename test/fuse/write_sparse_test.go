@@ -2,11 +2,13 @@ package fuse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,5 +322,92 @@ func checkSparseViews(t *testing.T, dir string, rows int, model map[[2]int]float
 	}
 	if out, err := exec.Command("/usr/bin/python3", "testdata/check_sparse_views.py", dir, p).CombinedOutput(); err != nil {
 		t.Errorf("views of %s: %v\n%s", dir, err, out)
+	}
+}
+
+// TestWriteSparseReaderHoldsSpace holds dense.npy of a sparse dataset
+// open (header read) on a read-write mount while three commits rewrite
+// every chunk, each commit able to reuse the space of the chunks the one
+// before it replaced: the held reader still reads the old matrix whole,
+// because its state's space is kept while it is open (the file grows
+// meanwhile); once it is closed, commits reuse space and the file stops
+// growing.
+func TestWriteSparseReaderHoldsSpace(t *testing.T) {
+	name := fusetest.CopyFile(t, filepath.Join("..", "..", "sparsecoo", "testdata", "sparse_2d_float64_ea.h5"))
+	// the old matrix as the independent decoder reads it: reading it
+	// through the mount would leave its chunks in the state's cache
+	dec, err := sparsetest.Decode(name, "/float64_ea_unlim0", "<f8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := int(dec.Shape[1])
+	oldVals := make([]float64, int(dec.Shape[0])*cols)
+	var model [][2]int
+	for _, row := range dec.COO {
+		model = append(model, [2]int{int(row[0]), int(row[1])})
+		oldVals[int(row[0])*cols+int(row[1])] = row[2]
+	}
+	mp, unmount := fusetest.MountRW(t, name, nil)
+	defer unmount()
+	dir := filepath.Join(mp, "float64_ea_unlim0")
+	coo := filepath.Join(dir, "coo.csv")
+	size := func() int64 {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	// rewrite sets every element to a new value: every chunk is rewritten
+	rewrite := func(k int) {
+		var text []byte
+		for _, c := range model {
+			text = fmt.Appendf(text, "%d,%d,%d.25\n", c[0], c[1], 1000*k+c[0]*10+c[1])
+		}
+		if err := appendTo(coo, text); err != nil {
+			t.Fatalf("commit %d: %v", k, err)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "dense.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close() // before the unmount, which waits for it
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, int(fi.Size())-8*len(oldVals))
+	if _, err := io.ReadFull(f, head); err != nil {
+		t.Fatal(err)
+	}
+	size0 := size()
+	for k := range 3 {
+		rewrite(k)
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatalf("reading the held dense.npy after three commits: %v", err)
+	}
+	want := make([]byte, 0, 8*len(oldVals))
+	for _, v := range oldVals {
+		want = binary.LittleEndian.AppendUint64(want, math.Float64bits(v))
+	}
+	if !bytes.Equal(rest, want) {
+		t.Errorf("dense.npy held open across three commits read %d bytes of values other than the old matrix's %d", len(rest), len(want))
+	}
+	if size() <= size0 {
+		t.Errorf("the file did not grow (%d bytes) while a reader held the old chunks", size())
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for k := 3; k < 6; k++ {
+		rewrite(k)
+		sizes = append(sizes, size())
+	}
+	if sizes[2] != sizes[1] {
+		t.Errorf("with no reader holding old chunks the file still grows by commit: %v bytes", sizes)
 	}
 }
