@@ -3,7 +3,7 @@
 appending N rows in batches of BATCH through a read-write mount, each
 batch one open, write and close (a commit) of each file it goes to.
 
-    append_batches.py csv DIR MNT N BATCH   DIR/rows-N.csv's lines to MNT/t.csv
+    append_batches.py csv DIR MNT N BATCH   DIR/csvb-BATCH/* (BATCH lines each) to MNT/t.csv
     append_batches.py raw DIR MNT N BATCH   DIR/{a..e}.raw to MNT/t/{a..e}.raw
 """
 import os
@@ -23,11 +23,10 @@ def append(path, data):
 
 
 if mode == "csv":
-    with open(os.path.join(d, "rows-%d.csv" % n), "rb") as f:
-        f.readline()  # the header
-        lines = f.read().splitlines(keepends=True)
-    for s in range(0, n, batch):
-        append(os.path.join(mnt, "t.csv"), b"".join(lines[s:s + batch]))
+    parts = os.path.join(d, "csvb-%d" % batch)
+    for name in sorted(os.listdir(parts)):
+        with open(os.path.join(parts, name), "rb") as f:
+            append(os.path.join(mnt, "t.csv"), f.read())
 else:
     cols = [(c, w, open(os.path.join(d, c + ".raw"), "rb").read()) for c, w in
             [("a", 8), ("b", 8), ("c", 4), ("d", 4), ("e", 1)]]

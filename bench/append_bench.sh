@@ -39,6 +39,11 @@ go test -c -o "$BENCH_DIR/table.test" ./table
 if [ ! -f "$BENCH_DIR/rows-$N.csv" ] || [ ! -f "$BENCH_DIR/a.raw" ]; then
 	$PY bench/append_bench_gen.py "$BENCH_DIR" "$N" "$BATCH"
 	mv "$BENCH_DIR/rows.csv" "$BENCH_DIR/rows-$N.csv"
+	rm -rf "$BENCH_DIR/csvb-$BATCH"
+fi
+if [ ! -d "$BENCH_DIR/csvb-$BATCH" ]; then # csv-batch's batches, split untimed
+	mkdir "$BENCH_DIR/csvb-$BATCH"
+	tail -n +2 "$BENCH_DIR/rows-$N.csv" | split -l "$BATCH" -d -a 5 - "$BENCH_DIR/csvb-$BATCH/"
 fi
 MNT=$BENCH_DIR/mnt
 mkdir -p "$MNT"
