@@ -114,8 +114,18 @@ func (v *CSVView) Exact() bool {
 }
 
 // Finalize measures every block once, unless the cache holds the
-// offsets.
-func (v *CSVView) Finalize() error {
+// offsets, and keeps them in the cache.
+func (v *CSVView) Finalize() error { return v.finalize(true) }
+
+// Measure is Finalize without keeping the offsets in the cache: for a
+// small view sized at a stat, which costs as little to size again as to
+// look up (a listing of 300,000 of them would otherwise append 300,000
+// cache entries, and keep them in memory).
+func (v *CSVView) Measure() error { return v.finalize(false) }
+
+// finalize measures every block once, unless the offsets are known, and
+// stores them in the cache if store is set.
+func (v *CSVView) finalize(store bool) error {
 	v.fin.Lock()
 	defer v.fin.Unlock()
 	if v.Exact() {
@@ -128,7 +138,9 @@ func (v *CSVView) Finalize() error {
 	v.mu.Lock()
 	v.starts = starts
 	v.mu.Unlock()
-	v.opts.storeLogged(v.kind(), csvLayout{Starts: starts})
+	if store {
+		v.opts.storeLogged(v.kind(), csvLayout{Starts: starts})
+	}
 	return nil
 }
 

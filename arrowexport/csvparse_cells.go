@@ -49,9 +49,12 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 		bits := t.(arrow.FixedWidthDataType).BitWidth()
 		return func(b array.Builder, f []byte) error {
-			v, err := strconv.ParseInt(string(f), 10, bits)
-			if err != nil {
-				return numErr(f, t, err)
+			v, ok := parseDecimal(f)
+			if !ok || !fitsBits(v, bits, true) {
+				var err error
+				if v, err = strconv.ParseInt(string(f), 10, bits); err != nil {
+					return numErr(f, t, err)
+				}
 			}
 			appendInt(b, v)
 			return nil
@@ -59,9 +62,13 @@ func scalarParser(t arrow.DataType) (cellParser, error) {
 	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		bits := t.(arrow.FixedWidthDataType).BitWidth()
 		return func(b array.Builder, f []byte) error {
-			v, err := strconv.ParseUint(string(f), 10, bits)
-			if err != nil {
-				return numErr(f, t, err)
+			d, ok := parseDecimal(f)
+			v := uint64(d)
+			if !ok || f[0] == '-' || !fitsBits(d, bits, false) { // strconv refuses "-0"
+				var err error
+				if v, err = strconv.ParseUint(string(f), 10, bits); err != nil {
+					return numErr(f, t, err)
+				}
 			}
 			appendUint(b, v)
 			return nil
@@ -121,9 +128,12 @@ func parseFloat(f []byte, t arrow.DataType) (float64, error) {
 	if t.ID() != arrow.FLOAT64 {
 		bits = 32
 	}
-	v, err := strconv.ParseFloat(string(f), bits)
-	if err != nil {
-		return 0, numErr(f, t, err)
+	v, ok := parseDecimalFloat(f, bits)
+	if !ok {
+		var err error
+		if v, err = strconv.ParseFloat(string(f), bits); err != nil {
+			return 0, numErr(f, t, err)
+		}
 	}
 	if t.ID() == arrow.FLOAT16 && !math.IsInf(v, 0) && !math.IsNaN(v) && math.Abs(v) > 65504 {
 		return 0, fmt.Errorf("%s is outside the range of float16", f)

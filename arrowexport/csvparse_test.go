@@ -1,8 +1,12 @@
 package arrowexport
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,8 +85,41 @@ func parseView(t *testing.T, tbl *Table, piece int) []arrow.Array {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	arrs, _ := p.NewArrays()
+	arrs, _ := takeRows(t, p)
 	return arrs
+}
+
+// takeRows returns the rows p parsed (NewBatches) as one array per
+// column, and their lines.
+func takeRows(t testing.TB, p *CSVParser) ([]arrow.Array, []int64) {
+	t.Helper()
+	bs := p.NewBatches()
+	out := make([]arrow.Array, len(p.types))
+	var lines []int64
+	for j, typ := range p.types {
+		var parts []arrow.Array
+		for _, b := range bs {
+			parts = append(parts, b.Arrays[j])
+		}
+		if len(parts) == 0 {
+			bld := array.NewBuilder(memory.DefaultAllocator, typ)
+			out[j] = bld.NewArray()
+			bld.Release()
+			continue
+		}
+		a, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[j] = a
+	}
+	for _, b := range bs {
+		lines = append(lines, b.Lines...)
+		for _, a := range b.Arrays {
+			a.Release()
+		}
+	}
+	return out, lines
 }
 
 // TestCSVParseRoundTrip: every line the CSV views of the test tables
@@ -217,7 +254,7 @@ func FuzzCSVParser(f *testing.F) {
 			return
 		}
 		rows := p.Rows()
-		arrs, lines := p.NewArrays()
+		arrs, lines := takeRows(t, p)
 		if len(lines) != rows {
 			t.Fatalf("%d rows parsed, %d line numbers", rows, len(lines))
 		}
@@ -241,9 +278,14 @@ func BenchmarkCSVParser(b *testing.B) {
 		{Name: "e", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
 	}
 	tbl := emptyTable(fields)
+	// values as bench/append_bench_gen.py writes them
+	rng := rand.New(rand.NewPCG(6, 6))
 	var text []byte
 	for i := range 10000 {
-		text = fmt.Appendf(text, "%d,%g,%d,%g,%d\n", i*7, float64(i)*0.731-2000, i*40503-1e8, float32(i)*0.25, i%200)
+		b := math.Round(rng.NormFloat64()*1e6) / 1e6
+		d := float32(math.Round(rng.NormFloat64()*1e3) / 1e3)
+		text = fmt.Appendf(text, "%d,%s,%d,%s,%d\n", i*7, strconv.FormatFloat(b, 'g', -1, 64), rng.Int32N(2e9)-1e9,
+			strconv.FormatFloat(float64(d), 'f', -1, 32), rng.IntN(200))
 	}
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
@@ -258,11 +300,122 @@ func BenchmarkCSVParser(b *testing.B) {
 				b.Fatal(err)
 			}
 			s = s[k:]
-			arrs, _ := p.NewArrays()
-			for _, a := range arrs {
-				a.Release()
+			for _, bt := range p.NewBatches() {
+				for _, a := range bt.Arrays {
+					a.Release()
+				}
 			}
 		}
 		p.Release()
 	}
+}
+
+// parseBoth parses text on one lane, fed in pieces of 3 bytes, and on
+// four lanes of at least 1 byte, in one Write: the rows, their lines
+// and the error must be the same. It returns the error's text.
+func parseBoth(t *testing.T, tbl *Table, text []byte) string {
+	t.Helper()
+	type result struct {
+		arrs  []arrow.Array
+		lines []int64
+		err   string
+	}
+	run := func(lanes, minLane, piece int) result {
+		p, err := NewCSVParser(tbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Release()
+		p.lanes, p.minLane = make([]*csvLane, lanes), minLane
+		var r result
+		for s := text; len(s) > 0 && err == nil; {
+			k := min(piece, len(s))
+			err, s = p.Write(s[:k]), s[k:]
+		}
+		if err == nil {
+			err = p.Flush()
+		}
+		if err != nil {
+			r.err = err.Error()
+		}
+		r.arrs, r.lines = takeRows(t, p)
+		return r
+	}
+	one, four := run(1, minLaneBytes, 3), run(4, 1, len(text))
+	defer func() {
+		for j := range one.arrs {
+			one.arrs[j].Release()
+			four.arrs[j].Release()
+		}
+	}()
+	if one.err != four.err {
+		t.Fatalf("%q: error on one lane %q, on four %q", text, one.err, four.err)
+	}
+	if one.err != "" {
+		return one.err // the rows before a bad line are not taken
+	}
+	if fmt.Sprint(one.lines) != fmt.Sprint(four.lines) {
+		t.Fatalf("%q: lines on one lane %v, on four %v", text, one.lines, four.lines)
+	}
+	for j := range one.arrs {
+		if !sameText(one.arrs[j], four.arrs[j]) {
+			t.Fatalf("%q: column %d on one lane %v, on four %v", text, j, one.arrs[j], four.arrs[j])
+		}
+	}
+	return ""
+}
+
+// laneFields are the columns of the lane tests: a string column takes
+// quoted fields with commas, quotes and line ends.
+var laneFields = []arrow.Field{
+	{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "f", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+}
+
+// TestCSVParseLanes: lines parsed on several lanes at once give the rows,
+// line numbers and errors of one lane, wherever the runs are split —
+// inside quoted fields that hold line ends too.
+func TestCSVParseLanes(t *testing.T) {
+	tbl := emptyTable(laneFields)
+	var text []byte
+	for i := range 3000 {
+		switch i % 7 {
+		case 0:
+			text = fmt.Appendf(text, "%d,\"a\nb,\"\"c\"\"\n\",%g\n", i, float32(i)/3)
+		case 3:
+			text = fmt.Appendf(text, "%d,,\r\n", i)
+		default:
+			text = fmt.Appendf(text, "%d,x%d,%d.5\n", i, i, i)
+		}
+	}
+	for _, ok := range [][]byte{append([]byte("i,s,f\n"), text...), text[:len(text)-1]} { // header; no last line end
+		if err := parseBoth(t, tbl, ok); err != "" {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range []string{"1,2\n", "x,y,z\n", "1,\"open,2\n", "1,a\"b,2\n"} {
+		at := len(text) * 2 / 3
+		at += bytes.IndexByte(text[at:], '\n') + 1
+		for text[at-2] == '"' || text[at-2] == '\n' { // not inside a quoted field
+			at += bytes.IndexByte(text[at:], '\n') + 1
+		}
+		line := 1 // of the bad one
+		for b := text[:at]; len(b) > 0; line++ {
+			b = b[lineEnd(b, false)+1:]
+		}
+		err := parseBoth(t, tbl, append(append(append([]byte(nil), text[:at]...), bad...), text[at:]...))
+		if want := fmt.Sprintf("line %d", line); !strings.HasPrefix(err, want) {
+			t.Errorf("inserting %q: error %q, want one at %s", bad, err, want)
+		}
+	}
+}
+
+// FuzzCSVParseLanes: any input parses on several lanes as on one.
+func FuzzCSVParseLanes(f *testing.F) {
+	tbl := emptyTable(laneFields)
+	f.Add([]byte("i,s,f\n1,\"a\n\"\"b\",2\n3,,\n4,x,nan\n"))
+	f.Add([]byte("1,\"\n\n\",1\n2,\"\",\r\n3,y"))
+	f.Add([]byte("1,2\n\"\n1,a,1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { _ = parseBoth(t, tbl, b) })
 }

@@ -4,7 +4,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/internal/sparsetest"
@@ -42,25 +44,38 @@ func sparseBenchFile(b *testing.B) string {
 	return path
 }
 
-// openSparseBench opens the benchmark matrix (index and selections).
-func openSparseBench(b *testing.B, path string) (*h5core.Dataset, *sparsecoo.Matrix, func()) {
+// openSparse opens the sparse dataset name of the file at path (index and
+// selections) and returns it, its Matrix and what closes the file.
+func openSparse(tb testing.TB, path, name string) (*h5core.Dataset, *sparsecoo.Matrix, func()) {
+	tb.Helper()
 	f, err := h5core.Open(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	o, err := f.Open("/X")
+	o, err := f.Open(name)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ds, err := o.Dataset()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	m, err := sparsecoo.Open(ds)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return ds, m, func() { f.Close() }
+}
+
+// cpuTime returns the CPU time (user and system, every thread) the
+// process has used: with the machine shared, CPU per operation says more
+// than wall time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // drain reads a view from start to end in 1 MiB pieces.
@@ -81,9 +96,10 @@ func drain(b *testing.B, v View) int64 {
 func BenchmarkSparseCOO(b *testing.B) {
 	path := sparseBenchFile(b)
 	b.ResetTimer()
+	cpu0 := cpuTime(b)
 	var nnz uint64
 	for range b.N {
-		_, m, done := openSparseBench(b, path)
+		_, m, done := openSparse(b, path, "/X")
 		t, err := SparseCOOTable(m)
 		if err != nil {
 			b.Fatal(err)
@@ -104,6 +120,7 @@ func BenchmarkSparseCOO(b *testing.B) {
 		done()
 	}
 	b.ReportMetric(float64(nnz)*float64(b.N)/b.Elapsed().Seconds(), "elements/s")
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkSparseCSR renders csr/indptr.npy, csr/indices.npy and
@@ -112,9 +129,10 @@ func BenchmarkSparseCOO(b *testing.B) {
 func BenchmarkSparseCSR(b *testing.B) {
 	path := sparseBenchFile(b)
 	b.ResetTimer()
+	cpu0 := cpuTime(b)
 	var nnz uint64
 	for range b.N {
-		_, m, done := openSparseBench(b, path)
+		_, m, done := openSparse(b, path, "/X")
 		nnz = m.NNZ()
 		p, i, d, err := SparseCSR(m)
 		if err != nil {
@@ -130,6 +148,7 @@ func BenchmarkSparseCSR(b *testing.B) {
 		done()
 	}
 	b.ReportMetric(float64(nnz)*float64(b.N)/b.Elapsed().Seconds(), "elements/s")
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkSparseText renders coo.csv and matrix.mtx of the 1.07e7-element
@@ -141,7 +160,7 @@ func BenchmarkSparseText(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var nnz uint64
 			for range b.N {
-				_, m, done := openSparseBench(b, path)
+				_, m, done := openSparse(b, path, "/X")
 				nnz = m.NNZ()
 				var v View
 				if name == "coo.csv" {

@@ -66,11 +66,9 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 			binary.LittleEndian.PutUint64(buf[8*i:], v)
 		}
 	case 'i':
-		idx := make([]uint64, cnt)
-		if err := a.m.Read(uint64(first), idx, nil); err != nil {
+		if err := putCoords(buf, a.m, uint64(first), 1); err != nil {
 			return 0, err
 		}
-		putCoord2(buf, idx, a.m.Shape()[1], 1)
 	default:
 		if err := a.m.ReadValues(uint64(first), buf); err != nil {
 			return 0, err

@@ -69,15 +69,24 @@ func (c *COOParser) Pending() int { return len(c.erase) }
 
 // collect moves the rows the CSV parser holds into the pending lines.
 func (c *COOParser) collect() error {
-	if c.p.Rows() == 0 {
-		return nil
-	}
-	arrs, lines := c.p.NewArrays()
+	bs := c.p.NewBatches()
 	defer func() {
-		for _, a := range arrs {
-			a.Release()
+		for _, b := range bs {
+			for _, a := range b.Arrays {
+				a.Release()
+			}
 		}
 	}()
+	for _, b := range bs {
+		if err := c.collectBatch(b.Arrays, b.Lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collectBatch moves one batch of parsed rows into the pending lines.
+func (c *COOParser) collectBatch(arrs []arrow.Array, lines []int64) error {
 	val := arrs[c.rank]
 	var raw []byte
 	if bufs := val.Data().Buffers(); len(bufs) > 1 && bufs[1] != nil {

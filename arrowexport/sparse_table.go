@@ -95,69 +95,46 @@ func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {
 	if start < 0 || n < 0 {
 		return nil, fmt.Errorf("arrowexport: rows [%d, %d)", start, start+n)
 	}
-	var buf []byte
-	if c.dim < 0 {
-		buf = make([]byte, int(n)*c.m.ElemSize())
-		if err := c.m.ReadValues(uint64(start), buf); err != nil {
-			return nil, err
-		}
-	} else {
-		idx := make([]uint64, n)
-		if err := c.m.Read(uint64(start), idx, nil); err != nil {
-			return nil, err
-		}
-		buf = make([]byte, 8*n)
-		if shape := c.m.Shape(); len(shape) == 2 {
-			putCoord2(buf, idx, shape[1], c.dim)
-		} else {
-			coord := make([]uint64, len(shape))
-			for i, x := range idx {
-				c.m.Coords(x, coord)
-				binary.LittleEndian.PutUint64(buf[8*i:], coord[c.dim])
-			}
-		}
+	buf := make([]byte, int(n)*c.ElemSize())
+	if err := c.ReadRaw(start, n, buf); err != nil {
+		return nil, err
 	}
 	data := array.NewData(c.field.Type, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(buf)}, nil, 0, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
 }
 
-// putCoord2 writes coordinate dim (0: row, 1: column) of each ascending
-// row-major linear index of a matrix of cols columns into dst as
-// little-endian int64, stepping from row to row rather than dividing each
-// index.
-func putCoord2(dst []byte, idx []uint64, cols uint64, dim int) {
-	if len(idx) == 0 || cols == 0 {
-		return
+// ReadRaw fills dst with elements [start, start+n) of the column: packed
+// values, or coordinates as little-endian int64.
+func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
+	if start < 0 || n < 0 {
+		return fmt.Errorf("arrowexport: rows [%d, %d)", start, start+n)
 	}
-	row := idx[0] / cols
-	base := row * cols
-	for i, x := range idx {
-		for k := 0; x-base >= cols; k++ {
-			if k == 4 { // far ahead: divide
-				row = x / cols
-				base = row * cols
-				break
-			}
-			row++
-			base += cols
-		}
-		v := x - base
-		if dim == 0 {
-			v = row
-		}
-		binary.LittleEndian.PutUint64(dst[8*i:], v)
+	dst = dst[:int(n)*c.ElemSize()]
+	if c.dim < 0 {
+		return c.m.ReadValues(uint64(start), dst)
 	}
+	return putCoords(dst, c.m, uint64(start), c.dim)
 }
 
-func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
-	a, err := c.Read(start, n)
-	if err != nil {
-		return err
-	}
-	defer a.Release()
-	copy(dst, a.Data().Buffers()[1].Bytes())
-	return nil
+// putCoords fills dst with coordinate dim of the defined elements of m
+// from element start on, as little-endian int64 (len(dst)/8 of them).
+func putCoords(dst []byte, m *sparsecoo.Matrix, start uint64, dim int) error {
+	last := len(m.Shape()) - 1
+	at := 0 // an offset, not a resliced dst: no pointer written per run
+	return m.Runs(start, uint64(len(dst)/8), func(first []uint64, n uint64) error {
+		v, step := first[dim], uint64(0)
+		if dim == last {
+			step = 1
+		}
+		out := dst[at : at+8*int(n)]
+		for j := 0; j < len(out); j += 8 {
+			binary.LittleEndian.PutUint64(out[j:], v)
+			v += step
+		}
+		at += len(out)
+		return nil
+	})
 }
 
 // ElemSize is the packed element size of the column.

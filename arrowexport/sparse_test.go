@@ -2,7 +2,6 @@ package arrowexport
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -147,29 +146,5 @@ func TestSparseViewsConcurrent(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-	}
-}
-
-// TestPutCoord2 checks the row stepping of putCoord2 against division,
-// across empty rows and far jumps.
-func TestPutCoord2(t *testing.T) {
-	for _, tc := range []struct {
-		cols uint64
-		idx  []uint64
-	}{
-		{1000, []uint64{5, 999, 1000, 1001, 2500, 4999, 5000, 1 << 40, 1<<40 + 3, 1<<62 + 7}},
-		{1, []uint64{0, 1, 2, 7, 8, 100}},
-		{7, []uint64{13, 14, 20, 21, 22, 70}},
-	} {
-		for dim := range 2 {
-			got := make([]byte, 8*len(tc.idx))
-			putCoord2(got, tc.idx, tc.cols, dim)
-			for i, x := range tc.idx {
-				want := [2]uint64{x / tc.cols, x % tc.cols}[dim]
-				if g := binary.LittleEndian.Uint64(got[8*i:]); g != want {
-					t.Errorf("cols %d dim %d index %d: %d, want %d", tc.cols, dim, x, g, want)
-				}
-			}
-		}
 	}
 }

@@ -9,9 +9,11 @@
 # unit (what coo.csv/.arrow/.parquet render from), CSR = the three npy
 # views. The same matrix is stored anndata-style (group X with data,
 # indices, indptr, encoding-type csr_matrix) with h5py and read with
-# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), median of $RUNS (Go: mean of $RUNS).
-# Prints defined elements/s of each and the ratio h5fs / (h5py+scipy)
-# (> 1: h5fs is faster).
+# h5py + scipy (csr_matrix for CSR, .tocoo() for COO), median of $RUNS
+# runs of each side. Prints the load average before and after, defined
+# elements/s of each and the ratio h5fs / (h5py+scipy) (> 1: h5fs is
+# faster), and the CPU time (user and system, all threads) each spent
+# per build, which a busy machine disturbs less than wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/h5fs-sparse-bench}
@@ -19,12 +21,19 @@ RUNS=${RUNS:-3}
 PY=/usr/bin/python3
 mkdir -p "$BENCH_DIR"
 
-go_out=$(SPARSE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'BenchmarkSparse(COO|CSR)$' -benchtime "${RUNS}x" ./arrowexport)
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+go_out=$(SPARSE_BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench 'BenchmarkSparse(COO|CSR)$' -benchtime 1x -count "$RUNS" ./arrowexport)
 echo "$go_out" | grep '^Benchmark'
-go_coo=$(echo "$go_out" | awk '/^BenchmarkSparseCOO/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
-go_csr=$(echo "$go_out" | awk '/^BenchmarkSparseCSR/ {for (i=1;i<=NF;i++) if ($(i+1)=="elements/s") print $i}')
+# median over the runs of benchmark $1's metric $2
+go_median() {
+	echo "$go_out" | awk -v b="^$1" -v u="$2" '$0 ~ b {for (i=1;i<=NF;i++) if ($(i+1)==u) print $i}' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
+}
+go_coo=$(go_median BenchmarkSparseCOO elements/s)
+go_csr=$(go_median BenchmarkSparseCSR elements/s)
+go_coo_cpu=$(go_median BenchmarkSparseCOO cpu-s/op)
+go_csr_cpu=$(go_median BenchmarkSparseCSR cpu-s/op)
 
-read -r py_coo py_csr < <($PY - "$BENCH_DIR" "$RUNS" <<'PYEOF'
+read -r py_coo py_csr py_coo_cpu py_csr_cpu < <($PY - "$BENCH_DIR" "$RUNS" <<'PYEOF'
 import os, sys, time
 import h5py, numpy as np, scipy.sparse
 d, runs = sys.argv[1], int(sys.argv[2])
@@ -45,13 +54,17 @@ def load():
     with h5py.File(p, "r") as f:
         g = f["X"]
         return scipy.sparse.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
-ts_csr, ts_coo = [], []
+ts_csr, ts_coo, cpu_csr, cpu_coo = [], [], [], []
 for _ in range(runs):
-    t = time.perf_counter(); m = load(); ts_csr.append(time.perf_counter() - t)
-    t = time.perf_counter(); c = load().tocoo(); ts_coo.append(time.perf_counter() - t)
+    t, u = time.perf_counter(), time.process_time(); m = load()
+    ts_csr.append(time.perf_counter() - t); cpu_csr.append(time.process_time() - u)
+    t, u = time.perf_counter(), time.process_time(); c = load().tocoo()
+    ts_coo.append(time.perf_counter() - t); cpu_coo.append(time.process_time() - u)
 import statistics
-print(c.nnz / statistics.median_high(ts_coo), m.nnz / statistics.median_high(ts_csr))
+print(c.nnz / statistics.median_high(ts_coo), m.nnz / statistics.median_high(ts_csr),
+      statistics.median_high(cpu_coo), statistics.median_high(cpu_csr))
 PYEOF
 )
-printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)"
-printf 'CSR: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f\n' "$go_csr" "$py_csr" "$(echo "$go_csr / $py_csr" | bc -l)"
+printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f (CPU per build: h5fs %.3f s, h5py+scipy %.3f s)\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)" "$go_coo_cpu" "$py_coo_cpu"
+printf 'CSR: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f (CPU per build: h5fs %.3f s, h5py+scipy %.3f s)\n' "$go_csr" "$py_csr" "$(echo "$go_csr / $py_csr" | bc -l)" "$go_csr_cpu" "$py_csr_cpu"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -70,10 +70,20 @@ func (t *Tree) lookupNode(ctx context.Context, parent *fs.Inode, d *dir, name st
 		}
 		return nil, errno
 	}
+	ch := parent.GetChild(name)
+	if ch != nil {
+		if n, ok := ch.Operations().(*fileNode); ok {
+			e.file = n.f // a dataset member's file is made anew only once the kernel has forgotten it
+		}
+	}
+	e.file = t.fileOf(e)
 	timeout := t.attr(e, &out.Attr)
 	out.SetEntryTimeout(longTimeout)
 	out.SetAttrTimeout(timeout)
-	if ch := parent.GetChild(name); ch != nil {
+	if big(d) {
+		t.bigNames.add(parent, name)
+	}
+	if ch != nil {
 		return ch, 0
 	}
 
@@ -112,6 +122,7 @@ func (t *Tree) opendir(node fs.NodeLookuper, d *dir) (fs.FileHandle, uint32, sys
 		return nil, 0, syscall.EIO
 	}
 	t.presize(es)
+	t.readAhead(d, es)
 	return &dirHandle{node: node, es: es}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
@@ -151,10 +162,11 @@ func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 }
 
 // Lookup implements fs.FileLookuper: the node's lookup, except for
-// hidden names, which READDIRPLUS then lists without attributes (a zero
-// node ID: the kernel looks them up when they are asked for).
+// hidden names and the entries of a big directory, which READDIRPLUS then
+// lists without attributes (a zero node ID: the kernel looks them up when
+// they are asked for).
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if hidden(name) {
+	if hidden(name) || len(h.es) > bigDir {
 		return nil, syscall.ENOENT
 	}
 	return h.node.Lookup(ctx, name, out)
@@ -292,7 +304,7 @@ func (n *fileNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.
 
 // Getattr implements fs.NodeGetattrer.
 func (n *linkNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	out.SetTimeout(n.t.attr(entry{target: n.target}, &out.Attr))
+	out.SetTimeout(n.t.attr(entry{sym: &symlink{target: n.target}}, &out.Attr))
 	return 0
 }
 
@@ -309,7 +321,7 @@ func (e entry) mode() uint32 {
 	switch {
 	case e.dir != nil:
 		return syscall.S_IFDIR
-	case e.file != nil:
+	case e.file != nil || e.mf != nil:
 		return syscall.S_IFREG
 	}
 	return syscall.S_IFLNK
@@ -318,6 +330,7 @@ func (e entry) mode() uint32 {
 // attr fills the attributes of an entry and returns their timeout: long,
 // except for a file whose size is still an estimate.
 func (t *Tree) attr(e entry, out *fuse.Attr) time.Duration {
+	e.file = t.fileOf(e)
 	out.Mode = e.mode() | 0o444
 	if e.file != nil && e.file.hooks != nil {
 		out.Mode |= 0o200

@@ -102,7 +102,7 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	case h5core.LinkHard, h5core.LinkSoft:
 	case h5core.LinkExternal:
 		if target, ok := t.externalTarget(me.depth, l); ok {
-			return []entry{{name: name, target: target}}
+			return []entry{{name: name, sym: &symlink{target: target}}}
 		}
 		// its target lies outside the mount: shown as what it points to
 	default:
@@ -115,10 +115,10 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	}
 	if o.Kind() == h5core.KindGroup {
 		if l.Type == h5core.LinkSoft {
-			return []entry{{name: name, soft: &softLink{path: l.Target, depth: me.depth}}}
+			return []entry{{name: name, sym: &symlink{soft: &softLink{path: l.Target, depth: me.depth}}}}
 		}
 		if anc, loop := me.find(o); loop {
-			return []entry{{name: name, target: upTarget(me.depth, anc)}}
+			return []entry{{name: name, sym: &symlink{target: upTarget(me.depth, anc)}}}
 		}
 	}
 	if !me.inTable {
@@ -139,7 +139,7 @@ func (t *Tree) showLink(g *h5core.Object, l h5core.Link, me *ancestry) []entry {
 	case h5core.KindGroup:
 		return []entry{{name: name, dir: t.memberGroupDir(o, t.reopenLink(g, l), me)}}
 	case h5core.KindDataset:
-		return t.datasetEntries(name, where, o, t.reopenLink(g, l))
+		return t.datasetEntries(name, where, o, g, l)
 	}
 	return nil
 }

@@ -34,41 +34,51 @@ func (e entry) rank() int {
 	return 2
 }
 
-// settleNames returns entries es with every name taken once: a member
-// one of whose names is already claimed (by a generated file, or by
-// another member's file) is shown with all its names respelled (respell),
-// with a log line; a name taken even so (which escaping makes impossible)
-// is left out, with a log line.
+// settleNames returns entries es, sorted by name, with every name taken
+// once: a member one of whose names is already claimed (by a generated
+// file, or by another member's file) is shown with all its names
+// respelled (respell), with a log line; a name taken even so (which
+// escaping makes impossible) is left out, with a log line. Claims are
+// ordered by rank, and found by sorting rather than in maps of every
+// name, which a directory of 900,000 files would hold twice over.
 func (t *Tree) settleNames(es []entry) []entry {
-	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.rank(), b.rank()) })
-	owner := make(map[string]int, len(es)) // name -> index of its first claim
+	byClaim := func(a, b entry) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rank(), b.rank())
+	}
+	slices.SortFunc(es, byClaim)
 	clash := map[string]bool{}
+	first := 0 // the first claim on es[i].name
 	for i, e := range es {
-		j, ok := owner[e.name]
-		switch {
-		case !ok:
-			owner[e.name] = i
-		case e.isMember && (!es[j].isMember || es[j].member != e.member):
+		if i == 0 || e.name != es[i-1].name {
+			first = i
+			continue
+		}
+		if o := es[first]; e.isMember && (!o.isMember || o.member != e.member) {
 			clash[e.member] = true
 		}
 	}
-	out := es[:0]
-	taken := make(map[string]bool, len(es))
-	logged := map[string]bool{}
-	for _, e := range es {
-		if e.isMember && clash[e.member] {
-			was := e.name
-			e.name = respell(e.member) + strings.TrimPrefix(e.name, EscapeName(e.member))
-			if !logged[e.member] {
-				logged[e.member] = true
-				t.opt.Log.Printf("h5fs: %s: %q is shown as %q: its name %q is taken", t.f.Name(), e.member, e.name, was)
+	if len(clash) > 0 {
+		logged := map[string]bool{}
+		for i, e := range es {
+			if e.isMember && clash[e.member] {
+				es[i].name = respell(e.member) + strings.TrimPrefix(e.name, EscapeName(e.member))
+				if !logged[e.member] {
+					logged[e.member] = true
+					t.opt.Log.Printf("h5fs: %s: %q is shown as %q: its name %q is taken", t.f.Name(), e.member, es[i].name, e.name)
+				}
 			}
 		}
-		if taken[e.name] {
+		slices.SortFunc(es, byClaim)
+	}
+	out := es[:0]
+	for _, e := range es {
+		if len(out) > 0 && out[len(out)-1].name == e.name {
 			t.opt.Log.Printf("h5fs: %s: name %q is taken; one object is not shown", t.f.Name(), e.name)
 			continue
 		}
-		taken[e.name] = true
 		out = append(out, e)
 	}
 	return out

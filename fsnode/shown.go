@@ -45,15 +45,15 @@ func (s *shownGroups) place(d *dir, es []entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range es {
-		if e.soft != nil {
-			e.soft.from = d
+		if e.sym != nil && e.sym.soft != nil {
+			e.sym.soft.from = d
 		}
 		if e.dir == nil {
 			continue
 		}
 		e.dir.up, e.dir.name = d, e.name
 		if first := s.claim(e.dir); first != e.dir {
-			es[i] = entry{name: e.name, target: relTarget(d, first), to: first, member: e.member, isMember: e.isMember}
+			es[i] = entry{name: e.name, sym: &symlink{target: relTarget(d, first), to: first}, member: e.member, isMember: e.isMember}
 		}
 	}
 }

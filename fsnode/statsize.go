@@ -3,6 +3,9 @@ package fsnode
 import (
 	"runtime"
 	"sync"
+	"syscall"
+
+	"github.com/h5fs/h5fs/h5core"
 )
 
 // What stat shows of a file before it is opened. Its size is exact when a
@@ -30,6 +33,11 @@ func cheapToSize(v View) bool {
 	d, ok := v.(interface{ DataBytes() int64 })
 	return ok && d.DataBytes() <= eagerData
 }
+
+// measurer is a view that can be sized without keeping its sizing in the
+// cache (arrowexport.CSVView): one sized at a stat is sized again, as
+// cheaply, when it is opened, and kept then.
+type measurer interface{ Measure() error }
 
 // statSize is the size stat showed of a file whose view was not made.
 type statSize struct {
@@ -68,6 +76,9 @@ func (t *Tree) statSize(f *file) (size int64, exact bool, err error) {
 		f.stat = st
 	}
 	f.mu.Unlock()
+	if f.m != nil {
+		f.m.save(f.mv, st)
+	}
 	return st.size, st.exact, nil
 }
 
@@ -87,7 +98,11 @@ func (t *Tree) firstStat(f *file) (st statSize, err error) {
 			return err
 		}
 		if !v.Exact() && cheapToSize(v) {
-			if err := v.Finalize(); err != nil {
+			size := v.Finalize
+			if m, ok := v.(measurer); ok {
+				size = m.Measure
+			}
+			if err := size(); err != nil {
 				return err
 			}
 		}
@@ -99,22 +114,50 @@ func (t *Tree) firstStat(f *file) (st statSize, err error) {
 
 // presize finds what stat shows of every file of a listing but its
 // hidden ones (see dirHandle), on every core, before the kernel asks for
-// each in turn (a listing's lookups arrive one at a time).
+// each in turn (a listing's lookups arrive one at a time). The files of
+// one dataset member share one opening of it.
 func (t *Tree) presize(es []entry) {
-	work := make(chan *file)
+	work := make(chan []entry)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for f := range work {
-				_, _, _ = t.statSize(f)
+			for es := range work {
+				open := t.reopenOnce(es[0])
+				for _, e := range es {
+					f := e.file
+					if e.mf != nil {
+						f = t.memberFile(e, open)
+					}
+					_, _, _ = t.statSize(f)
+				}
 			}
 		})
 	}
-	for _, e := range es {
-		if e.file != nil && !hidden(e.name) {
-			work <- e.file
+	for i := 0; i < len(es); {
+		j := i + 1
+		for j < len(es) && es[i].mf != nil && es[j].mf == es[i].mf {
+			j++
 		}
+		if es[i].mode() == syscall.S_IFREG && !hidden(es[i].name) {
+			work <- es[i:j]
+		}
+		i = j
 	}
 	close(work)
 	wg.Wait()
+}
+
+// reopenOnce opens the dataset member of entry e (if it shows one) at its
+// first use, for the files of e's member presize sizes.
+func (t *Tree) reopenOnce(e entry) objOpener {
+	if e.mf == nil {
+		return nil
+	}
+	var once sync.Once
+	var o *h5core.Object
+	var err error
+	return func() (*h5core.Object, error) {
+		once.Do(func() { o, err = t.openMember(e.mf) })
+		return o, err
+	}
 }

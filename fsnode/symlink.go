@@ -68,10 +68,13 @@ type softLink struct {
 
 // linkTarget returns the target of symbolic link entry e.
 func (t *Tree) linkTarget(e entry) string {
-	if e.soft == nil {
-		return e.target
+	if e.sym == nil {
+		return ""
 	}
-	s := e.soft
+	s := e.sym.soft
+	if s == nil {
+		return e.sym.target
+	}
 	s.once.Do(func() { s.text = t.softText(s) })
 	return s.text
 }
@@ -111,8 +114,8 @@ func (t *Tree) memberDir(d *dir, name string) *dir {
 			if e.dir != nil {
 				return e.dir
 			}
-			if e.to != nil {
-				return e.to
+			if e.sym != nil && e.sym.to != nil {
+				return e.sym.to
 			}
 		}
 	}

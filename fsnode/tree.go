@@ -57,14 +57,16 @@ type Options struct {
 // Tree is the file tree of one HDF5 file. Directories are listed when
 // first asked for and then kept; files render their content on demand.
 type Tree struct {
-	f      *h5core.File
-	opt    Options
-	root   *dir
-	idMu   sync.Mutex
-	fileID *arrowexport.FileID // identity of the HDF5 file, if it is one; new after each commit
-	w      *writer             // the write side, nil when read-only
-	xattrs xattrCache          // attributes as extended attributes
-	shown  shownGroups         // the directory each group is shown as
+	f        *h5core.File
+	opt      Options
+	root     *dir
+	idMu     sync.Mutex
+	fileID   *arrowexport.FileID // identity of the HDF5 file, if it is one; new after each commit
+	w        *writer             // the write side, nil when read-only
+	xattrs   xattrCache          // attributes as extended attributes
+	shown    shownGroups         // the directory each group is shown as
+	bigNames bigNames            // names the kernel looked up in big directories (forget.go)
+	ahead    readAhead           // directories to list in the background (readahead.go)
 }
 
 // New returns the tree of f. Tables are found as their directories are
@@ -142,19 +144,28 @@ func (t *Tree) probe(o *h5core.Object) (tb *table.Table, bad, err error) {
 	return tb, bad, err
 }
 
-// entry is one name in a directory: a directory, a file or a symbolic
-// link (target). An entry that shows a member (a link or a column) is
-// named after it: name is EscapeName(member) and a suffix, which
-// settleNames may respell when the name is taken.
+// entry is one name in a directory: a directory, a file (file, or the
+// file mv of a dataset member mf, made when it is looked up: see
+// member.go) or a symbolic link (sym). An entry that shows a member (a
+// link or a column) is named after it: name is EscapeName(member) and a
+// suffix, which settleNames may respell when the name is taken. A
+// directory of 900,000 files holds 900,000 entries: each field counts.
 type entry struct {
 	name     string
 	dir      *dir
 	file     *file
-	target   string
-	soft     *softLink // a soft link to a group: its target, made when asked
-	to       *dir      // the directory a group shown elsewhere is shown as
+	mf       *memberFiles
+	sym      *symlink
 	member   string
 	isMember bool
+	mv       memberView
+}
+
+// symlink is where a symbolic link entry points.
+type symlink struct {
+	target string
+	soft   *softLink // a soft link to a group: its target, made when asked
+	to     *dir      // the directory a group shown elsewhere is shown as
 }
 
 // dir is a directory. attrs, when set, is the object whose attributes
@@ -170,8 +181,7 @@ type dir struct {
 	up     *dir     // its parent, once placed there; nil for the root
 
 	once    sync.Once
-	entries []entry
-	index   map[string]int
+	entries []entry // sorted by name
 	err     error
 }
 
@@ -186,13 +196,8 @@ func (t *Tree) children(d *dir) ([]entry, error) {
 			t.opt.Log.Printf("h5fs: %v", err)
 			return
 		}
-		d.entries = t.settleNames(es)
-		d.index = make(map[string]int, len(d.entries))
-		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].name < d.entries[j].name })
+		d.entries = t.settleNames(es) // sorted by name
 		t.shown.place(d, d.entries)
-		for i, e := range d.entries {
-			d.index[e.name] = i
-		}
 	})
 	return d.entries, d.err
 }
@@ -203,8 +208,8 @@ func (t *Tree) lookup(d *dir, name string) (entry, error) {
 	if err != nil {
 		return entry{}, err
 	}
-	i, ok := d.index[name]
-	if !ok {
+	i := sort.Search(len(es), func(i int) bool { return es[i].name >= name })
+	if i == len(es) || es[i].name != name {
 		return entry{}, syscall.ENOENT
 	}
 	return es[i], nil
@@ -224,7 +229,9 @@ type file struct {
 	// more than a stat should, is not made when the size is known
 	// without it.
 	sizeForStat func(limit int64) (size int64, exact bool, err error)
-	hooks       *writeHooks // what it takes on a read-write mount; nil: nothing
+	hooks       *writeHooks  // what it takes on a read-write mount; nil: nothing
+	m           *memberFiles // the dataset member it is file mv of, if it is one
+	mv          memberView
 
 	mu        sync.Mutex
 	fin       sync.Mutex // held by the one finalize running a sizing pass
@@ -297,6 +304,9 @@ func (t *Tree) finalize(f *file) (View, error) {
 		return nil, err
 	}
 	f.finalized = true
+	if f.m != nil {
+		f.m.save(f.mv, statSize{known: true, size: v.Size(), exact: true})
+	}
 	return v, nil
 }
 
@@ -323,6 +333,7 @@ func (t *Tree) Open(path string) (View, error) {
 			return nil, &os.PathError{Op: "open", Path: path, Err: err}
 		}
 		last := i == len(parts)-1
+		e.file = t.fileOf(e)
 		switch {
 		case e.file != nil && last:
 			v, err := t.finalize(e.file)

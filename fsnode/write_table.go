@@ -264,25 +264,26 @@ func (a *csvAppender) Write(b []byte) error {
 
 // encode encodes the rows parsed so far.
 func (a *csvAppender) encode() error {
-	if a.p.Rows() == 0 {
-		return nil
-	}
-	arrs, lines := a.p.NewArrays()
+	bs := a.p.NewBatches()
 	defer func() {
-		for _, x := range arrs {
-			x.Release()
+		for _, b := range bs {
+			for _, x := range b.Arrays {
+				x.Release()
+			}
 		}
 	}()
-	for j, c := range a.tb.Columns {
-		raw, err := c.Encode(arrs[j])
-		var re *table.RowError
-		if errors.As(err, &re) {
-			return fmt.Errorf("%w: line %d, column %q: %v", ErrInvalid, lines[re.Row], c.Name, re.Err)
+	for _, b := range bs {
+		for j, c := range a.tb.Columns {
+			var err error
+			a.cols[j], err = c.AppendEncoded(a.cols[j], b.Arrays[j])
+			var re *table.RowError
+			if errors.As(err, &re) {
+				return fmt.Errorf("%w: line %d, column %q: %v", ErrInvalid, b.Lines[re.Row], c.Name, re.Err)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		a.cols[j] = append(a.cols[j], raw...)
 	}
 	return nil
 }

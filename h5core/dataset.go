@@ -359,12 +359,12 @@ func fillRepeat(p, fill []byte, off int64) {
 	if len(fill) == 0 {
 		return
 	}
+	// one period from element byte k, then copies of what is filled,
+	// doubling (a whole chunk of a large dataset is filled this way)
 	k := int(off % int64(len(fill)))
-	for i := range p {
-		p[i] = fill[k]
-		k++
-		if k == len(fill) {
-			k = 0
-		}
+	n := copy(p, fill[k:])
+	n += copy(p[n:], fill[:k])
+	for n < len(p) {
+		n += copy(p[n:], p[:n])
 	}
 }

@@ -1,7 +1,6 @@
 package h5core
 
 import (
-	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -43,29 +42,4 @@ func TestZFPHeaderErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzDecodeZFP decodes arbitrary chunks with arbitrary client data (as
-// little-endian 32-bit values): no input may panic, and a success gives
-// no more than the chunk's size. The seeds are the H5Z-ZFP corpus.
-func FuzzDecodeZFP(f *testing.F) {
-	for _, c := range loadCorpusDir(f, "filters_zfp") {
-		cd := c.pipeline()[0].ClientData
-		b := make([]byte, 4*len(cd))
-		for i, v := range cd {
-			binary.LittleEndian.PutUint32(b[4*i:], v)
-		}
-		f.Add(b, c.read(f, c.Name+".chunk.bin"), uint32(c.Size))
-	}
-	f.Fuzz(func(t *testing.T, cdBytes, chunk []byte, size uint32) {
-		cd := make([]uint32, len(cdBytes)/4)
-		for i := range cd {
-			cd[i] = binary.LittleEndian.Uint32(cdBytes[4*i:])
-		}
-		size %= 1 << 17
-		out, err := decodeZFP(cd, chunk, make([]byte, 0, size))
-		if err == nil && len(out) > int(size) {
-			t.Fatalf("decoded %d bytes into a chunk of %d", len(out), size)
-		}
-	})
 }

@@ -353,6 +353,19 @@ func (s *Selection) decodeHyperslab(d *decoder) error {
 func runBlocks(raw []byte, rank, w int, shape []uint64) (uint64, bool) {
 	bw, last := 2*rank*w, rank-1
 	var total uint64
+	if rank == 2 { // the common case, without the loops over dimensions
+		var prow, phi uint64
+		for o := 0; o+bw <= len(raw); o += bw {
+			row, lo, row2, hi := leAt(raw, o, w), leAt(raw, o+w, w), leAt(raw, o+2*w, w), leAt(raw, o+3*w, w)
+			if row != row2 || row >= shape[0] || lo > hi || hi >= shape[1] ||
+				o > 0 && (prow > row || prow == row && phi >= lo) {
+				return 0, false
+			}
+			prow, phi = row, hi
+			total += hi - lo + 1
+		}
+		return total, true
+	}
 	for o := 0; o+bw <= len(raw); o += bw {
 		for k := 0; k < last; k++ {
 			a := leAt(raw, o+k*w, w)
@@ -419,6 +432,30 @@ func (s *Selection) eachRun(fn func(pos []uint64, n uint64) bool) {
 	if n > 0 {
 		fn(pos, n)
 	}
+}
+
+// eachBlock calls fn for the part below limit of each encoded run block
+// of a selection kept as those (not merged as eachRun merges them), with
+// its first position (reused between calls) and length.
+func (s *Selection) eachBlock(limit []uint64, fn func(pos []uint64, n uint64)) {
+	rank, w := len(s.shape), s.rw
+	bw, last := 2*rank*w, rank-1
+	pos := make([]uint64, rank)
+	for o := 0; o+bw <= len(s.runs); o += bw {
+		for k := range pos {
+			pos[k] = leAt(s.runs, o+k*w, w)
+		}
+		if c := runWithin(pos, leAt(s.runs, o+(rank+last)*w, w)-pos[last]+1, limit); c > 0 {
+			fn(pos, c)
+		}
+	}
+}
+
+// run2 returns the row and the first and last column of the run block at
+// byte o of a two-dimensional selection kept as its encoded run blocks.
+func (s *Selection) run2(o int) (row, lo, hi uint64) {
+	w := s.rw
+	return leAt(s.runs, o, w), leAt(s.runs, o+w, w), leAt(s.runs, o+3*w, w)
 }
 
 // tree returns the span tree of a hyperslab or "all" selection, built
@@ -793,18 +830,23 @@ func (s *Selection) CountRows(limit []uint64, offset uint64, counts []uint64) {
 		}
 		return
 	}
-	if s.runs != nil {
-		s.eachRun(func(pos []uint64, n uint64) bool {
-			if c := runWithin(pos, n, limit); c > 0 {
-				if rank == 1 {
-					for r := pos[0]; r < pos[0]+c; r++ {
-						counts[offset+r]++
-					}
-				} else {
-					counts[offset+pos[0]] += c
-				}
+	if s.runs != nil && rank == 2 {
+		for o := 0; o < len(s.runs); o += 4 * s.rw {
+			if row, lo, hi := s.run2(o); row < limit[0] && lo < limit[1] {
+				counts[offset+row] += min(hi, limit[1]-1) - lo + 1
 			}
-			return true
+		}
+		return
+	}
+	if s.runs != nil {
+		s.eachBlock(limit, func(pos []uint64, n uint64) {
+			if rank == 1 {
+				for r := pos[0]; r < pos[0]+n; r++ {
+					counts[offset+r]++
+				}
+			} else {
+				counts[offset+pos[0]] += n
+			}
 		})
 		return
 	}
@@ -853,10 +895,7 @@ func (s *Selection) CountWithin(limit []uint64) uint64 {
 		return n
 	}
 	if s.runs != nil {
-		s.eachRun(func(pos []uint64, c uint64) bool {
-			n += runWithin(pos, c, limit)
-			return true
-		})
+		s.eachBlock(limit, func(_ []uint64, c uint64) { n += c })
 		return n
 	}
 	var walk func(l *spanList, dim int) uint64

@@ -2,7 +2,10 @@ package h5core
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 )
 
 // Sparse datasets: structured-chunk storage (layout message v5 class 4)
@@ -120,6 +123,54 @@ func (c *SparseChunk) Runs(fn func(start []uint64, n uint64, values []byte) erro
 	})
 }
 
+// AppendRuns appends, for each run of defined elements of the chunk
+// consecutive along the last dimension and inside the dataset extent, in
+// the order the chunk stores them (as Runs), the row-major linear index
+// of its first element in an array of shape dims (the dataset's) to
+// starts, and to ends the number of elements up to its end: the last of
+// ends (0 when empty) plus its length. A run of encoded blocks is not
+// merged with the next one even when they touch.
+func (c *SparseChunk) AppendRuns(starts, ends, dims []uint64) ([]uint64, []uint64) {
+	var end uint64
+	if len(ends) > 0 {
+		end = ends[len(ends)-1]
+	}
+	put := func(start []uint64, n uint64) {
+		var x uint64
+		for d, v := range start {
+			x = x*dims[d] + c.Offset[d] + v
+		}
+		end += n
+		starts, ends = append(starts, x), append(ends, end)
+	}
+	s := c.Selection
+	if s.runs != nil && len(dims) == 2 { // the common case, one loop
+		blocks := len(s.runs) / (4 * s.rw)
+		starts, ends = slices.Grow(starts, blocks), slices.Grow(ends, blocks)
+		for o := 0; o < len(s.runs); o += 4 * s.rw {
+			row, lo, hi := s.run2(o)
+			if row >= c.limit[0] || lo >= c.limit[1] {
+				continue
+			}
+			end += min(hi, c.limit[1]-1) - lo + 1
+			starts = append(starts, (c.Offset[0]+row)*dims[1]+c.Offset[1]+lo)
+			ends = append(ends, end)
+		}
+		return starts, ends
+	}
+	if s.runs != nil {
+		s.eachBlock(c.limit, put)
+		return starts, ends
+	}
+	s.Runs(func(start []uint64, n uint64) error {
+		if m := runWithin(start, n, c.limit); m > 0 {
+			put(start, m)
+		}
+		return nil
+	})
+	return starts, ends
+}
+
 // SparseChunks lists the stored chunks of a sparse dataset in row-major
 // order of their positions, without reading them.
 func (ds *Dataset) SparseChunks() ([]ChunkInfo, error) {
@@ -178,6 +229,39 @@ func (ds *Dataset) ReadSparseValues(c ChunkInfo, count uint64) ([]byte, error) {
 		return nil, fail("section 1 holds %d bytes, %d defined elements need %d", len(vals), count, want)
 	}
 	return vals, nil
+}
+
+// ReadSparseValuesAt reads values [first, first+len(dst)/elemSize) of one
+// stored chunk listed by SparseChunks straight from the file into dst, in
+// the file's datatype and byte order, when the chunk's values section is
+// stored unfiltered; it reports false, reading nothing, when the section
+// is filtered (ReadSparseValues decodes it). count is the length of the
+// chunk's selection, as for ReadSparseValues.
+func (ds *Dataset) ReadSparseValuesAt(c ChunkInfo, count, first uint64, dst []byte) (bool, error) {
+	loc, err := ds.sparseLoc(c)
+	if err != nil {
+		return false, err
+	}
+	if ds.sectionFiltered(loc, 1) {
+		return false, nil
+	}
+	fail := func(format string, args ...any) error {
+		return ds.err(formatErr(loc.addr, "structured chunk %v: %s", loc.scaled, fmt.Sprintf(format, args...)))
+	}
+	es := ds.geom.elemSize
+	o, n := loc.stc.offsets[1], uint64(len(dst))/es
+	switch {
+	case o > loc.size || !ds.f.holds(loc.addr, loc.size):
+		return false, fail("%d bytes at %#x (values from %d) lie beyond the end of the file", loc.size, loc.addr, o)
+	case loc.size-o != count*es:
+		return false, fail("section 1 holds %d bytes, %d defined elements need %d", loc.size-o, count, count*es)
+	case uint64(len(dst))%es != 0 || first > count || n > count-first:
+		return false, fmt.Errorf("%s: %s: values [%d, %d) of a chunk of %d", ds.f.name, ds.Path, first, first+n, count)
+	}
+	if _, err := ds.f.r.ReadAt(dst[:n*es], int64(loc.addr+ds.f.base+o+first*es)); err != nil && !errors.Is(err, io.EOF) {
+		return false, fail("read %d bytes: %v", n*es, err)
+	}
+	return true, nil
 }
 
 // sparseLoc returns the location of a chunk listed by SparseChunks.
@@ -289,16 +373,8 @@ func (ds *Dataset) decodeStructuredBytes(loc chunkLoc, raw []byte, values bool) 
 // unfilterSection returns section i (stored bytes sec) of the chunk at
 // loc with its pipeline undone (sec itself when unfiltered).
 func (ds *Dataset) unfilterSection(loc chunkLoc, i int, sec []byte) ([]byte, error) {
-	g, s := ds.geom, ds.layout.stc
-	if i >= len(ds.SectionFilters) || ds.SectionFilters[i] == nil {
+	if !ds.sectionFiltered(loc, i) {
 		return sec, nil
-	}
-	if s.flags&stcDontFilterPartial != 0 {
-		for d, c := range g.chunk {
-			if (loc.scaled[d]+1)*c > g.dims[d] {
-				return sec, nil // a partial edge chunk stored unfiltered
-			}
-		}
 	}
 	if loc.stc.unfiltered == nil {
 		return nil, fmt.Errorf("filtered section %d without an unfiltered size", i)
@@ -312,6 +388,24 @@ func (ds *Dataset) unfilterSection(loc chunkLoc, i int, sec []byte) ([]byte, err
 		return nil, fmt.Errorf("section %d: %v", i, err)
 	}
 	return out, nil
+}
+
+// sectionFiltered reports whether section i of the chunk at loc is stored
+// filtered: the section has a pipeline and the chunk is not a partial
+// edge chunk that the layout stores unfiltered.
+func (ds *Dataset) sectionFiltered(loc chunkLoc, i int) bool {
+	g, s := ds.geom, ds.layout.stc
+	if i >= len(ds.SectionFilters) || ds.SectionFilters[i] == nil {
+		return false
+	}
+	if s.flags&stcDontFilterPartial != 0 {
+		for d, c := range g.chunk {
+			if (loc.scaled[d]+1)*c > g.dims[d] {
+				return false // a partial edge chunk stored unfiltered
+			}
+		}
+	}
+	return true
 }
 
 // denseStructuredChunk decodes a stored structured chunk into a dense

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr acl bsdutils python3-pil hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial zstd)
+pkgs=(python3-h5py python3-numpy python3-pandas python3-scipy python3-tables hdf5-tools fuse3 attr acl bsdutils python3-pil hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial bitshuffle python3-netcdf4 zstd)
 missing=()
 # node and npm run npm's h5wasm (libhdf5 2.0, test/h5wasm); NodeSource's nodejs bundles npm.
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)

@@ -1,6 +1,7 @@
 package sparsecoo
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -165,6 +166,18 @@ type groupSource struct {
 	whole         *block // a transposed CSC group
 }
 
+func (s *groupSource) valuesAt(i int, off uint64, dst []byte) (bool, error) {
+	t := s.data.Type
+	if s.whole != nil || !t.IsPackedLE() {
+		return false, nil
+	}
+	at := s.indptr[s.rowBlocks[i][0]] + off
+	if n, err := s.data.ReadAt(dst, int64(at)*int64(t.Size)); n < len(dst) {
+		return false, fmt.Errorf("sparsecoo: %s: values [%d, %d): %w", s.data.Path, at, at+uint64(len(dst)/t.Size), cmp.Or(err, io.ErrUnexpectedEOF))
+	}
+	return true, nil
+}
+
 func (s *groupSource) decode(i int, want part) (*block, part, error) {
 	b, err := s.decodeRows(i, want&partVals != 0)
 	return b, want | partIdx, err
@@ -173,7 +186,7 @@ func (s *groupSource) decode(i int, want part) (*block, part, error) {
 // decodeRows returns block i with its values if values is set.
 func (s *groupSource) decodeRows(i int, values bool) (*block, error) {
 	if s.whole != nil {
-		return &block{idx: s.whole.idx, vals: s.whole.vals}, nil
+		return &block{starts: s.whole.starts, ends: s.whole.ends, vals: s.whole.vals}, nil
 	}
 	r0, r1 := s.rowBlocks[i][0], s.rowBlocks[i][1]
 	e0, e1 := s.indptr[r0], s.indptr[r1]
@@ -181,23 +194,23 @@ func (s *groupSource) decodeRows(i int, values bool) (*block, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &block{idx: make([]uint64, e1-e0)}
+	idx := make([]uint64, e1-e0)
 	for r := r0; r < r1; r++ {
 		for k := s.indptr[r]; k < s.indptr[r+1]; k++ {
 			c := cols[k-e0]
 			if c >= s.minor {
 				return nil, fmt.Errorf("sparsecoo: %s: column index %d outside %d columns", s.indices.Path, c, s.minor)
 			}
-			b.idx[k-e0] = r*s.minor + c
+			idx[k-e0] = r*s.minor + c
 		}
 	}
+	var vals []byte
 	if values {
-		if b.vals, err = readPacked(s.data, e0, e1-e0); err != nil {
+		if vals, err = readPacked(s.data, e0, e1-e0); err != nil {
 			return nil, err
 		}
 	}
-	sortBlock(b, s.es)
-	return b, nil
+	return newBlock(idx, vals, s.es, s.minor), nil
 }
 
 // transpose reads a CSC group (columns major) into one row-major block.
@@ -211,18 +224,17 @@ func (s *groupSource) transpose(shape []uint64) error {
 	if err != nil {
 		return err
 	}
-	b := &block{idx: make([]uint64, nnz), vals: vals}
+	idx := make([]uint64, nnz)
 	for c := uint64(0); c < shape[1]; c++ {
 		for k := s.indptr[c]; k < s.indptr[c+1]; k++ {
 			r := rowsOf[k]
 			if r >= shape[0] {
 				return fmt.Errorf("row index %d outside %d rows", r, shape[0])
 			}
-			b.idx[k] = r*shape[1] + c
+			idx[k] = r*shape[1] + c
 		}
 	}
-	sortBlock(b, s.es)
-	s.whole = b
+	s.whole = newBlock(idx, vals, s.es, shape[1])
 	return nil
 }
 

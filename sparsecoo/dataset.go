@@ -52,9 +52,14 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 			counts[i] = c.NNZ()
 			direct[i] = c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == counts[i]
 			if rowCounts != nil {
-				mu.Lock()
+				// the only chunk of its chunk row counts rows no other
+				// chunk counts
+				alone := (i == 0 || chunks[i-1].Offset[0] != c.Offset[0]) && (i+1 == len(chunks) || chunks[i+1].Offset[0] != c.Offset[0])
+				if !alone {
+					mu.Lock()
+					defer mu.Unlock()
+				}
 				c.Selection.CountRows(c.Limit(), c.Offset[0], rowCounts[1:])
-				mu.Unlock()
 			}
 		}
 		return err
@@ -130,6 +135,13 @@ func parallel(n int, fn func(i int) error) error {
 	return first
 }
 
+func (s *datasetSource) valuesAt(i int, off uint64, dst []byte) (bool, error) {
+	if !s.direct[i] || !s.ds.Type.IsPackedLE() {
+		return false, nil
+	}
+	return s.ds.ReadSparseValuesAt(s.rows[i][0], s.nnz[i], off, dst)
+}
+
 func (s *datasetSource) decode(i int, want part) (*block, part, error) {
 	if want == partVals && s.direct[i] {
 		vals, err := s.ds.ReadSparseValues(s.rows[i][0], s.nnz[i])
@@ -159,27 +171,41 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &block{idx: make([]uint64, 0, s.nnz[i])}
+	if c := decoded[0]; len(decoded) == 1 && c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == s.nnz[i] {
+		// one chunk, all of it inside the extent: its elements are the
+		// row's in row-major order
+		b := &block{vals: c.Values}
+		b.starts, b.ends = c.AppendRuns(nil, nil, s.shape)
+		if t := s.ds.Type; values && !t.IsPackedLE() {
+			b.vals = t.AppendPackedLE(nil, c.Values, int(s.nnz[i]))
+		}
+		return b, nil
+	}
+	if b, ok, err := s.fillRows(i, decoded, values); ok || err != nil {
+		return b, err
+	}
+	idx := make([]uint64, 0, s.nnz[i])
+	var vals []byte
 	if values {
-		b.vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
+		vals = make([]byte, 0, s.nnz[i]*uint64(s.es))
 	}
 	rank := len(s.shape)
 	t := s.ds.Type
 	packedLE := t.IsPackedLE()
 	for _, c := range decoded {
-		err := c.Runs(func(start []uint64, n uint64, vals []byte) error {
+		err := c.Runs(func(start []uint64, n uint64, v []byte) error {
 			var base uint64
 			for d := 0; d < rank; d++ {
 				base = base*s.shape[d] + start[d]
 			}
 			for k := uint64(0); k < n; k++ {
-				b.idx = append(b.idx, base+k)
+				idx = append(idx, base+k)
 			}
 			if values {
 				if packedLE {
-					b.vals = append(b.vals, vals...)
+					vals = append(vals, v...)
 				} else {
-					b.vals = t.AppendPackedLE(b.vals, vals, int(n))
+					vals = t.AppendPackedLE(vals, v, int(n))
 				}
 			}
 			return nil
@@ -188,6 +214,87 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 			return nil, err
 		}
 	}
-	sortBlock(b, s.es)
-	return b, nil
+	return newBlock(idx, vals, s.es, s.shape[rank-1]), nil
+}
+
+// maxRowCursors bounds the cursors (one per chunk and row of the chunk
+// row) with which fillRows places a chunk row's elements.
+const maxRowCursors = 1 << 22
+
+// fillRows builds block i of a matrix from its decoded chunks (in order
+// of their column) without sorting: it counts each chunk's elements of
+// every row from the selections, gives each chunk's part of each row its
+// place (rows in order, a row's chunks in column order) and fills every
+// chunk's indices and values into their final places, the chunks in
+// parallel. It reports false when the chunks are not of a matrix whose
+// selections list their positions row-major (point selections), or
+// need too many cursors.
+func (s *datasetSource) fillRows(i int, chunks []*h5core.SparseChunk, values bool) (*block, bool, error) {
+	if len(s.shape) != 2 {
+		return nil, false, nil
+	}
+	for _, c := range chunks {
+		if c.Selection.Kind == h5core.SelectPoints {
+			return nil, false, nil
+		}
+	}
+	rows, cols := chunks[0].Limit()[0], s.shape[1]
+	if rows*uint64(len(chunks)) > maxRowCursors {
+		return nil, false, nil
+	}
+	// at[k*rows+r] is where chunk k's next element of row r goes
+	at := make([]uint64, uint64(len(chunks))*rows)
+	for k, c := range chunks {
+		c.Selection.CountRows(c.Limit(), 0, at[uint64(k)*rows:uint64(k+1)*rows])
+	}
+	var n uint64
+	for r := range rows {
+		for k := range chunks {
+			p := &at[uint64(k)*rows+r]
+			*p, n = n, n+*p
+		}
+	}
+	if n != s.nnz[i] {
+		return nil, true, fmt.Errorf("sparsecoo: %s: chunk row %d holds %d elements, its selections count %d", s.ds.Path, i, n, s.nnz[i])
+	}
+	all := make([]uint64, n)
+	es := uint64(s.es)
+	var vals []byte
+	if values {
+		vals = make([]byte, n*es)
+	}
+	t := s.ds.Type
+	packedLE := t.IsPackedLE()
+	err := parallel(len(chunks), func(k int) error {
+		c := chunks[k]
+		next := at[uint64(k)*rows : uint64(k+1)*rows]
+		r0 := c.Offset[0]
+		return c.Runs(func(start []uint64, m uint64, v []byte) error {
+			r := start[0] - r0
+			p := next[r]
+			if p+m > n {
+				return fmt.Errorf("sparsecoo: %s: chunk %v: runs exceed the elements its selection counts", s.ds.Path, c.Offset)
+			}
+			next[r] += m
+			x := start[0]*cols + start[1]
+			idx := all[p : p+m]
+			for j := range idx {
+				idx[j] = x + uint64(j)
+			}
+			if values {
+				if packedLE {
+					copy(vals[p*es:], v)
+				} else { // converted in place: appended within capacity
+					t.AppendPackedLE(vals[p*es:p*es], v, int(m))
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	b := &block{vals: vals}
+	b.starts, b.ends = runsOf(all, cols)
+	return b, true, nil
 }

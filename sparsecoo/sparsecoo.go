@@ -11,8 +11,10 @@
 package sparsecoo
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -43,8 +45,8 @@ type blockMeta struct {
 	r0, r1 uint64 // the rows (dimension 0) it covers: [r0, r1)
 }
 
-// part says which parts of a block are wanted or held: the linear
-// indices, the values or both.
+// part says which parts of a block are wanted or held: the positions,
+// the values or both.
 type part uint8
 
 const (
@@ -52,14 +54,65 @@ const (
 	partVals
 )
 
-// block is a decoded block: the global row-major linear index of each
-// defined element, ascending (nil when not read), and the packed values
-// (nil when not read).
+// block is a decoded block: its defined elements as runs of elements
+// consecutive along the last dimension, in row-major order (nil when not
+// read), and their packed values (nil when not read). Run k starts at
+// the global row-major linear index starts[k] and holds the block's
+// elements [ends[k-1], ends[k]) (from 0 for the first).
 type block struct {
-	i    int
-	has  part
-	idx  []uint64
-	vals []byte
+	i      int
+	has    part
+	starts []uint64
+	ends   []uint64
+	vals   []byte
+}
+
+// len returns the number of elements of the block's runs.
+func (b *block) len() uint64 {
+	if len(b.ends) == 0 {
+		return 0
+	}
+	return b.ends[len(b.ends)-1]
+}
+
+// run returns the run holding element e of the block (e < len) and the
+// block's element at which it starts.
+func (b *block) run(e uint64) (k int, first uint64) {
+	k = sort.Search(len(b.ends), func(k int) bool { return b.ends[k] > e })
+	if k > 0 {
+		first = b.ends[k-1]
+	}
+	return k, first
+}
+
+// indices fills dst with the linear indices of the block's elements from
+// e on (dst no longer than what remains).
+func (b *block) indices(e uint64, dst []uint64) {
+	k, first := b.run(e)
+	for len(dst) > 0 {
+		x := b.starts[k] + e - first
+		n := min(uint64(len(dst)), b.ends[k]-e)
+		for j := range dst[:n] {
+			dst[j] = x + uint64(j)
+		}
+		dst, e, first = dst[n:], b.ends[k], b.ends[k]
+		k++
+	}
+}
+
+// runsOf returns the runs (see block) of ascending linear indices idx in
+// an array whose last dimension is line long.
+func runsOf(idx []uint64, line uint64) (starts, ends []uint64) {
+	var end uint64 // the linear index ending the current run's line
+	for i, x := range idx {
+		if n := len(starts); n > 0 && x == idx[i-1]+1 && x < end {
+			ends[n-1]++
+			continue
+		}
+		end = (x/line + 1) * line
+		starts, ends = append(starts, x), append(ends, uint64(i)+1)
+	}
+	return starts, ends
 }
 
 // blockSource produces a Matrix's blocks.
@@ -67,12 +120,21 @@ type blockSource interface {
 	// decode returns block i with at least the parts want and reports
 	// the parts it holds.
 	decode(i int, want part) (*block, part, error)
+	// valuesAt fills dst (whole packed elements) with the values of
+	// block i from its element off on, read straight from the file
+	// without decoding the block, and reports false, reading nothing,
+	// when they are not stored so.
+	valuesAt(i int, off uint64, dst []byte) (bool, error)
 }
 
-// cachedBlocks is how many decoded blocks a Matrix keeps: the one being
-// read and the next one decoded ahead, each perhaps twice (its indices
-// for coordinate columns, its values alone for the value column).
-const cachedBlocks = 4
+// aheadBlocks bounds how many blocks a Matrix decodes ahead of the one
+// being read; cachedBlocks is how many decoded blocks it keeps: the one
+// being read and those decoded ahead, each perhaps twice (its indices for
+// coordinate columns, with its values for other views).
+const (
+	aheadBlocks  = 2
+	cachedBlocks = 2 * (1 + aheadBlocks)
+)
 
 // Shape returns the array's dimensions.
 func (m *Matrix) Shape() []uint64 { return m.shape }
@@ -92,9 +154,13 @@ func (m *Matrix) NumBlocks() int { return len(m.blocks) }
 
 // Coords converts a row-major linear index into coordinates (into dst,
 // which must have len(Shape()) elements).
-func (m *Matrix) Coords(idx uint64, dst []uint64) {
-	for i := len(m.shape) - 1; i >= 0; i-- {
-		d := m.shape[i]
+func (m *Matrix) Coords(idx uint64, dst []uint64) { coordsOf(m.shape, idx, dst) }
+
+// coordsOf converts a row-major linear index of an array of the given
+// shape into coordinates (into dst).
+func coordsOf(shape []uint64, idx uint64, dst []uint64) {
+	for i := len(shape) - 1; i >= 0; i-- {
+		d := shape[i]
 		if d == 0 {
 			dst[i] = 0
 			continue
@@ -104,19 +170,28 @@ func (m *Matrix) Coords(idx uint64, dst []uint64) {
 }
 
 // get returns decoded block i, from the cache when possible, and starts
-// decoding block i+1 in the background (reads are mostly sequential).
+// decoding the next blocks in the background (reads are mostly
+// sequential), one per core: reading block after block then runs at the
+// speed of decoding on every core.
 func (m *Matrix) get(i int, want part) (*block, error) {
 	b, err := m.fetch(i, want)
-	if err == nil && i+1 < len(m.blocks) {
-		m.mu.Lock()
-		busy := m.cached(i+1, want) != nil || m.inflight[i+1] != nil
-		m.mu.Unlock()
-		if !busy {
-			go m.fetch(i+1, want)
-		}
+	if err != nil {
+		return nil, err
 	}
-	return b, err
+	for j := i + 1; j <= i+prefetchBlocks() && j < len(m.blocks); j++ {
+		m.mu.Lock()
+		busy := m.cached(j, want) != nil || m.inflight[j] != nil
+		if !busy {
+			go m.decode(j, m.startFlight(j, want))
+		}
+		m.mu.Unlock()
+	}
+	return b, nil
 }
+
+// prefetchBlocks is how many blocks get decodes ahead: one per core, at
+// most aheadBlocks.
+func prefetchBlocks() int { return min(runtime.GOMAXPROCS(0), aheadBlocks) }
 
 // flight is a block being decoded.
 type flight struct {
@@ -147,26 +222,39 @@ func (m *Matrix) fetch(i int, want part) (*block, error) {
 		m.mu.Unlock()
 		return b, nil
 	}
-	if f := m.inflight[i]; f != nil && f.want&want == want {
+	f := m.inflight[i]
+	if f == nil || f.want&want != want {
+		f = m.startFlight(i, want)
 		m.mu.Unlock()
-		<-f.done
-		return f.b, f.err
+		m.decode(i, f)
+	} else {
+		m.mu.Unlock()
 	}
+	<-f.done
+	return f.b, f.err
+}
+
+// startFlight records that block i is being decoded with the parts want.
+// m.mu must be held.
+func (m *Matrix) startFlight(i int, want part) *flight {
 	f := &flight{done: make(chan struct{}), want: want}
 	if m.inflight == nil {
 		m.inflight = map[int]*flight{}
 	}
 	m.inflight[i] = f
-	m.mu.Unlock()
+	return f
+}
 
+// decode decodes block i for the flight f, caches it and ends f.
+func (m *Matrix) decode(i int, f *flight) {
 	var has part
-	f.b, has, f.err = m.src.decode(i, want)
+	f.b, has, f.err = m.src.decode(i, f.want)
 	if f.err == nil {
 		f.b.i, f.b.has = i, has
 		nnz, es := m.blocks[i].nnz, uint64(m.elemSize)
 		switch {
-		case has&partIdx != 0 && uint64(len(f.b.idx)) != nnz:
-			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, len(f.b.idx), nnz)
+		case has&partIdx != 0 && f.b.len() != nnz:
+			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d elements, its selections count %d", i, f.b.len(), nnz)
 		case has&partVals != 0 && uint64(len(f.b.vals)) != nnz*es:
 			f.b, f.err = nil, fmt.Errorf("sparsecoo: block %d holds %d bytes of values, its selections count %d elements", i, len(f.b.vals), nnz)
 		}
@@ -183,7 +271,6 @@ func (m *Matrix) fetch(i int, want part) (*block, error) {
 	}
 	m.mu.Unlock()
 	close(f.done)
-	return f.b, f.err
 }
 
 // blockOf returns the block holding element e (e < NNZ).
@@ -212,7 +299,8 @@ func (m *Matrix) Read(start uint64, idx []uint64, vals []byte) error {
 			return err
 		}
 		off := e - m.blocks[bi].first
-		k := uint64(copy(idx[done:], b.idx[off:]))
+		k := min(n-done, b.len()-off)
+		b.indices(off, idx[done:done+k])
 		if vals != nil {
 			copy(vals[done*es:(done+k)*es], b.vals[off*es:])
 		}
@@ -234,12 +322,51 @@ func (m *Matrix) ReadValues(start uint64, vals []byte) error {
 	for done := uint64(0); done < n; {
 		e := start + done
 		bi := m.blockOf(e)
+		off := e - m.blocks[bi].first
+		k := min(n-done, m.blocks[bi].nnz-off)
+		dst := vals[done*es : (done+k)*es]
+		done += k
+		if ok, err := m.src.valuesAt(bi, off, dst); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		b, err := m.get(bi, partVals)
 		if err != nil {
 			return err
 		}
+		copy(dst, b.vals[off*es:])
+	}
+	return nil
+}
+
+// Runs calls fn for each run of defined elements [start, start+n)
+// consecutive along the last dimension, in row-major order, with the
+// coordinates of its first element (reused between calls: fn must not
+// change them) and its length.
+func (m *Matrix) Runs(start, n uint64, fn func(first []uint64, k uint64) error) error {
+	if start > m.nnz || n > m.nnz-start {
+		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
+	}
+	at := newStepper(m.shape)
+	for done := uint64(0); done < n; {
+		e := start + done
+		bi := m.blockOf(e)
+		b, err := m.get(bi, partIdx)
+		if err != nil {
+			return err
+		}
 		off := e - m.blocks[bi].first
-		done += uint64(copy(vals[done*es:n*es], b.vals[off*es:])) / es
+		k, first := b.run(off)
+		for ; k < len(b.starts) && done < n; k++ {
+			c := min(b.ends[k]-off, n-done)
+			if err := fn(at.coords(b.starts[k]+off-first), c); err != nil {
+				return err
+			}
+			done += c
+			off, first = b.ends[k], b.ends[k]
+		}
 	}
 	return nil
 }
@@ -247,17 +374,22 @@ func (m *Matrix) ReadValues(start uint64, vals []byte) error {
 // Each calls fn for every defined element in row-major order with its
 // coordinates (reused between calls) and packed value.
 func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
-	coord := make([]uint64, len(m.shape))
-	es := m.elemSize
+	at := newStepper(m.shape)
+	last := len(m.shape) - 1
+	es := uint64(m.elemSize)
 	for i := range m.blocks {
 		b, err := m.get(i, partIdx|partVals)
 		if err != nil {
 			return err
 		}
-		for k, x := range b.idx {
-			m.Coords(x, coord)
-			if err := fn(coord, b.vals[k*es:(k+1)*es]); err != nil {
-				return err
+		var e uint64
+		for k, x := range b.starts {
+			coord := at.coords(x)
+			for ; e < b.ends[k]; e++ {
+				if err := fn(coord, b.vals[e*es:(e+1)*es]); err != nil {
+					return err
+				}
+				coord[last]++
 			}
 		}
 	}
@@ -272,7 +404,9 @@ func (m *Matrix) EachBlock(fn func(idx []uint64, vals []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if err := fn(b.idx, b.vals); err != nil {
+		idx := make([]uint64, b.len())
+		b.indices(0, idx)
+		if err := fn(idx, b.vals); err != nil {
 			return err
 		}
 	}
@@ -304,41 +438,80 @@ func (m *Matrix) RowPtr(r uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// runs do not cross rows
 	lim := r * m.shape[1]
-	k, _ := slices.BinarySearch(b.idx, lim)
-	return meta.first + uint64(k), nil
+	k := sort.Search(len(b.starts), func(k int) bool { return b.starts[k] >= lim })
+	if k == 0 {
+		return meta.first, nil
+	}
+	return meta.first + b.ends[k-1], nil
 }
 
-// sortBlock orders a block's elements by linear index (point selections
-// and several chunks per chunk row leave them unordered).
-func sortBlock(b *block, es int) {
-	if slices.IsSorted(b.idx) {
-		return
+// newBlock returns the block of the elements at linear indices idx, with
+// their values vals (unless nil), in an array whose last dimension is line
+// long, ordering them first (point selections and several chunks per
+// chunk row leave them unordered).
+func newBlock(idx []uint64, vals []byte, es int, line uint64) *block {
+	if !slices.IsSorted(idx) {
+		idx, vals = sortElements(idx, vals, es)
 	}
-	perm := make([]int32, len(b.idx))
+	b := &block{vals: vals}
+	b.starts, b.ends = runsOf(idx, line)
+	return b
+}
+
+// sortElements orders elements by linear index, keeping the order of
+// equal ones.
+func sortElements(idx []uint64, vals []byte, es int) ([]uint64, []byte) {
+	perm := make([]int32, len(idx))
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	slices.SortStableFunc(perm, func(x, y int32) int {
-		a, c := b.idx[x], b.idx[y]
-		switch {
-		case a < c:
-			return -1
-		case a > c:
-			return 1
-		}
-		return 0
-	})
-	idx := make([]uint64, len(b.idx))
+	slices.SortStableFunc(perm, func(x, y int32) int { return cmp.Compare(idx[x], idx[y]) })
+	sorted := make([]uint64, len(idx))
 	for i, p := range perm {
-		idx[i] = b.idx[p]
+		sorted[i] = idx[p]
 	}
-	b.idx = idx
-	if b.vals != nil {
-		vals := make([]byte, len(b.vals))
-		for i, p := range perm {
-			copy(vals[i*es:(i+1)*es], b.vals[int(p)*es:(int(p)+1)*es])
+	if vals == nil {
+		return sorted, nil
+	}
+	out := make([]byte, len(vals))
+	for i, p := range perm {
+		copy(out[i*es:(i+1)*es], vals[int(p)*es:(int(p)+1)*es])
+	}
+	return sorted, out
+}
+
+// stepper converts ascending linear indices into coordinates, stepping
+// along the rows of a matrix rather than dividing each index.
+type stepper struct {
+	shape []uint64
+	coord []uint64
+	base  uint64 // linear index of the row's first element (rank 2)
+	ok    bool   // coord holds a row (rank 2)
+}
+
+func newStepper(shape []uint64) *stepper {
+	return &stepper{shape: shape, coord: make([]uint64, len(shape))}
+}
+
+// coords returns the coordinates of linear index x, not below the last
+// index given (reused between calls).
+func (s *stepper) coords(x uint64) []uint64 {
+	if len(s.shape) != 2 {
+		coordsOf(s.shape, x, s.coord)
+		return s.coord
+	}
+	cols := s.shape[1]
+	for k := 0; !s.ok || x-s.base >= cols; k++ {
+		if !s.ok || k == 4 { // far ahead: divide
+			s.coord[0] = x / cols
+			s.base, s.ok = s.coord[0]*cols, true
+			break
 		}
-		b.vals = vals
+		s.coord[0]++
+		s.base += cols
 	}
+	s.coord[1] = x - s.base
+	return s.coord
 }

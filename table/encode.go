@@ -34,20 +34,32 @@ func (e *RowError) Unwrap() error { return e.Err }
 // variable-length strings, and the labels of a categorical column whose
 // labels can grow, staged for Append and Update (see vlen.go). A
 // value the column cannot hold is an error naming its row of a.
-func (c *Column) Encode(a arrow.Array) ([]byte, error) {
+func (c *Column) Encode(a arrow.Array) ([]byte, error) { return c.AppendEncoded(nil, a) }
+
+// AppendEncoded appends what Encode returns to dst: the values of
+// several arrays concatenate, as Append takes them. On error dst is
+// returned as it was.
+func (c *Column) AppendEncoded(dst []byte, a arrow.Array) ([]byte, error) {
 	if err := c.Writable(); err != nil {
-		return nil, err
+		return dst, err
 	}
 	if c.isVlen() || c.growsLabels() {
-		return c.encodeStaged(a)
+		staged, err := c.encodeStaged(a)
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, staged...), nil
 	}
 	n := a.Len()
-	packed := make([]byte, 0, n*c.ElemSize)
-	if c.conv.kind == cvPrim && a.NullN() == 0 && arrow.TypeEqual(a.DataType(), c.conv.dt) {
+	var packed []byte
+	if c.conv.kind == cvPrim && arrow.TypeEqual(a.DataType(), c.conv.dt) {
+		// the Arrow values are the packed elements (a null's slot is
+		// overwritten with the fill below)
 		buf := a.Data().Buffers()[1].Bytes()
 		off := a.Data().Offset() * c.ElemSize
-		packed = append(packed, buf[off:off+n*c.ElemSize]...)
+		packed = buf[off : off+n*c.ElemSize]
 	} else {
+		packed = make([]byte, 0, n*c.ElemSize)
 		var err error
 		for i := range n {
 			if a.IsNull(i) {
@@ -55,29 +67,31 @@ func (c *Column) Encode(a arrow.Array) ([]byte, error) {
 				continue
 			}
 			if packed, err = c.conv.appendPacked(packed, a, i); err != nil {
-				return nil, &RowError{Path: c.Path, Row: i, Err: err}
+				return dst, &RowError{Path: c.Path, Row: i, Err: err}
 			}
 		}
 	}
-	stored, err := c.fromPacked(packed)
+	if a.NullN() > 0 && (!c.Nullable || len(c.Fill) != c.Type.Size) {
+		for i := range n {
+			if a.IsNull(i) {
+				return dst, &RowError{Path: c.Path, Row: i, Err: errors.New("missing, but the column has no fill value")}
+			}
+		}
+	}
+	start := len(dst)
+	out, err := c.Type.AppendStored(dst, packed, n)
 	if err != nil {
-		return nil, err
+		return dst, fmt.Errorf("%s: %w", c.Path, err)
 	}
 	if a.NullN() > 0 {
-		if !c.Nullable || len(c.Fill) != c.Type.Size {
-			for i := range n {
-				if a.IsNull(i) {
-					return nil, &RowError{Path: c.Path, Row: i, Err: errors.New("missing, but the column has no fill value")}
-				}
-			}
-		}
+		stored := out[start:]
 		for i := range n {
 			if a.IsNull(i) {
 				copy(stored[i*c.Type.Size:], c.Fill)
 			}
 		}
 	}
-	return stored, nil
+	return out, nil
 }
 
 // Writable reports, as an error naming the column, why it cannot take
@@ -108,21 +122,15 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 			}
 		}
 	}
-	stored, err := c.fromPacked(packed)
-	if err != nil || !c.growsLabels() {
-		return stored, err
-	}
-	return c.stageCodes(stored)
-}
-
-// fromPacked turns packed little-endian elements into stored ones.
-func (c *Column) fromPacked(packed []byte) ([]byte, error) {
-	n := len(packed) / max(c.ElemSize, 1)
-	out, err := c.Type.AppendStored(nil, packed, n)
+	n := len(packed) / c.ElemSize
+	stored, err := c.Type.AppendStored(nil, packed, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Path, err)
 	}
-	return out, nil
+	if !c.growsLabels() {
+		return stored, nil
+	}
+	return c.stageCodes(stored)
 }
 
 // leType is t as a full-width little-endian integer of its size: the

@@ -37,3 +37,15 @@ func TestLsEscapes(t *testing.T) {
 		t.Errorf("ls output:\n%s", b.String())
 	}
 }
+
+// TestDumpEscapes: `h5fs dump` prints a path holding a tab escaped, on
+// one line.
+func TestDumpEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := runDump([]string{"../../fsnode/testdata/names.h5", "/tab\there"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), `DATASET "/tab\there" {`+"\n") || strings.Contains(b.String(), "\t") {
+		t.Errorf("dump output:\n%s", b.String())
+	}
+}

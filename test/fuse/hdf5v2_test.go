@@ -95,14 +95,7 @@ func TestHDF5V2Mount(t *testing.T) {
 // with what libhdf5 reads through the plugin.
 func TestZFPMount(t *testing.T) {
 	dir := t.TempDir()
-	plugins := filepath.Join(dir, "plugins") // only the zfp plugin: Debian's liblzf_filter.so fails to load
-	if err := os.Mkdir(plugins, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	so := "/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins/libh5zzfp.so" // hdf5-filter-plugin-zfp-serial, from scripts/test.sh
-	if err := os.Symlink(so, filepath.Join(plugins, "libh5zzfp.so")); err != nil {
-		t.Fatal(err)
-	}
+	plugins := pluginPath(t, "libh5zzfp.so") // hdf5-filter-plugin-zfp-serial
 	name := filepath.Join(dir, "zfp.h5")
 	py := `import h5py, numpy as np, struct, sys
 rate = list(struct.unpack("<2I", struct.pack("<d", 9.0)))

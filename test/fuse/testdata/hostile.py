@@ -45,6 +45,7 @@ with h5py.File(p, "w", libver="earliest") as f:
     d2 = d1.create_group("QUPBQ")
     small(d2.create_group("etc"), "passwd")
     deep = f.create_group("aXbXcXdXeXfXgXh")
+    deep.attrs["deepattr"] = 3
     deep["r"] = f["/"]
     deep["s"] = h5py.SoftLink("/etc")
     deep["rel"] = h5py.SoftLink("../../../../../../../../etc")
