@@ -20,12 +20,9 @@ func runCheck(args []string, w io.Writer) error {
 	fs := flags("check")
 	strict := fs.Bool("strict", false, "refuse tables with errors; warnings are violations")
 	verify := fs.Bool("verify-indexes", false, "recompute every search index from its column")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return errUsage
 	}
 	f, err := h5core.Open(pos[0])
 	if err != nil {

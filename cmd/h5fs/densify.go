@@ -17,12 +17,9 @@ import (
 func runDensify(args []string, stdout io.Writer) error {
 	fs := flags("densify")
 	filters := fs.String("filter", "", "filters of DST's chunks, as shuffle,deflate=4")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 3, 3)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 3 {
-		return errUsage
 	}
 	file, src, dst := pos[0], pos[1], pos[2]
 	pipeline, err := h5core.ParseFilters(*filters)

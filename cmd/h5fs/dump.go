@@ -14,12 +14,9 @@ func runDump(args []string, w io.Writer) error {
 	raw := fs.Bool("raw", false, "packed little-endian element bytes")
 	sparse := fs.Bool("sparse", false, "defined elements of a sparse dataset, as regions")
 	locations := fs.Bool("locations-only", false, "with --sparse: regions without data")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 2, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return errUsage
 	}
 	f, err := h5core.Open(pos[0])
 	if err != nil {

@@ -27,12 +27,9 @@ func runExport(args []string, w io.Writer) error {
 	fs := flags("export")
 	only := fs.String("table", "", "export only the table at this HDF5 path")
 	partRows := fs.Int64("part-rows", 0, "rows per Parquet file, rounded up to whole HDF5 chunk groups (default: about 256 MiB per file)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 2, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return errUsage
 	}
 	f, err := h5core.Open(pos[0])
 	if err != nil {

@@ -59,12 +59,9 @@ func runLs(args []string, w io.Writer) error {
 	recursive := fs.Bool("r", false, "recurse into groups")
 	verbose := fs.Bool("v", false, "per-chunk detail")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 1, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) < 1 || len(pos) > 2 {
-		return errUsage
 	}
 	f, err := h5core.Open(pos[0])
 	if err != nil {

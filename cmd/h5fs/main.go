@@ -82,9 +82,10 @@ func flags(name string) *flag.FlagSet {
 	return fs
 }
 
-// parseInterspersed parses flags that may appear between positional
-// arguments and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// parseArgs parses flags that may appear between positional arguments and
+// returns the positional ones, of which there must be from min to max
+// (errUsage otherwise).
+func parseArgs(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -92,9 +93,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	if len(pos) < min || len(pos) > max {
+		return nil, errUsage
+	}
+	return pos, nil
 }

@@ -29,12 +29,9 @@ func runMount(args []string, w io.Writer) error {
 	fg := fl.Bool("f", false, "stay in the foreground")
 	fl.BoolVar(fg, "foreground", false, "stay in the foreground")
 	logFile := fl.String("log-file", "", "where the background process logs")
-	pos, err := parseInterspersed(fl, args)
+	pos, err := parseArgs(fl, args, 2, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return errUsage
 	}
 	mo, err := parseMountOptions(opts)
 	if err != nil {

@@ -135,12 +135,9 @@ func createIn(rw *h5core.RW, dst string, spec h5core.DatasetSpec) error {
 func runImportMTX(args []string, stdout io.Writer) error {
 	fs := flags("import-mtx")
 	cf := addCreateFlags(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 3, 3)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 3 {
-		return errUsage
 	}
 	file, dst, mtx := pos[0], pos[1], pos[2]
 	in, err := os.Open(mtx)
@@ -300,12 +297,9 @@ func runSparsify(args []string, stdout io.Writer) error {
 	fs := flags("sparsify")
 	exclude := fs.String("exclude", "", "value that becomes undefined (default: the fill value)")
 	cf := addCreateFlags(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 3, 3)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 3 {
-		return errUsage
 	}
 	file, src, dst := pos[0], pos[1], pos[2]
 	rw, err := h5core.OpenRW(file)

@@ -14,12 +14,9 @@ import (
 // chunks counts once for that dataset.
 func runStat(args []string, w io.Writer) error {
 	fs := flags("stat")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 1, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return errUsage
 	}
 	f, err := h5core.Open(pos[0])
 	if err != nil {
