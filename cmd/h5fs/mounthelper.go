@@ -31,26 +31,46 @@ func isMountHelper(argv []string) bool {
 // background and, as helpers do, prints nothing; -f (mount's "fake")
 // mounts nothing.
 func runMountHelper(args []string) error {
-	var pos, opts []string
+	pos, opts, fake := helperArgs(args)
+	if fake {
+		return nil
+	}
+	if len(pos) != 2 {
+		return errUsage
+	}
+	return runMount([]string{"-o", strings.Join(opts, ","), pos[0], pos[1]}, io.Discard)
+}
+
+// helperArgs parses a mount helper's arguments into the source and mount
+// point, the mount options and whether mount(8) only fakes the mount.
+// mount(8) passes "rw" to every helper unless "ro" is given (an fstab
+// line with "defaults", or `mount -t fuse.h5fs FILE DIR`), so "rw" is
+// dropped here: a mount made this way is read-only, whatever its options,
+// and a read-write mount takes `h5fs mount -o rw`.
+func helperArgs(args []string) (pos, opts []string, fake bool) {
+	add := func(o string) {
+		for _, x := range strings.Split(o, ",") {
+			if x != "rw" {
+				opts = append(opts, x)
+			}
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case (a == "-o" || a == "-t") && i+1 < len(args):
 			if a == "-o" {
-				opts = append(opts, args[i+1])
+				add(args[i+1])
 			}
 			i++
 		case a == "-f":
-			return nil
+			fake = true
 		case strings.HasPrefix(a, "-o"):
-			opts = append(opts, a[2:])
+			add(a[2:])
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			// -s (sloppy), -n (no mtab), -v (verbose), -N: nothing to do.
 		default:
 			pos = append(pos, a)
 		}
 	}
-	if len(pos) != 2 {
-		return errUsage
-	}
-	return runMount([]string{"-o", strings.Join(opts, ","), pos[0], pos[1]}, io.Discard)
+	return pos, opts, fake
 }

@@ -244,7 +244,8 @@ func TestMountNonRoot(t *testing.T) {
 
 // TestMountHelper mounts the way /etc/fstab does: `mount -t fuse.h5fs
 // FILE DIR -o ro,allow_other`, through a /sbin/mount.fuse.h5fs link to
-// h5fs, and through mount.fuse3 running h5fs from the PATH.
+// h5fs, and through mount.fuse3 running h5fs from the PATH; without "ro"
+// (mount(8) then passes "rw") the mount is read-only too.
 func TestMountHelper(t *testing.T) {
 	bin := h5fsBinary(t)
 	dir, file := openDir(t, 0, filepath.Join(fusetest.OwnCorpus, "hep_tables.h5"))
@@ -286,6 +287,25 @@ func TestMountHelper(t *testing.T) {
 	check("mount -t fuse.h5fs", code, errs)
 	code, _, errs = runAs(t, 0, []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")}, "/sbin/mount.fuse3", file, mp, "-t", "fuse.h5fs", "-o", "ro,allow_other,nofail")
 	check("mount.fuse3 running h5fs", code, errs)
+	// Without "ro" (an fstab line with "defaults"), mount(8) passes "rw":
+	// the mount must stay read-only all the same.
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runAs(t, 0, nil, "mount", "-t", "fuse.h5fs", file, mp); code != 0 {
+		t.Fatalf("mount -t fuse.h5fs without options: status %d: %s", code, errs)
+	}
+	csv := filepath.Join(mp, "run", "events.csv")
+	if f, err := os.OpenFile(csv, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		f.Close()
+		t.Errorf("mount -t fuse.h5fs without options: %s opens for appending; want a read-only mount", csv)
+	}
+	exec.Command("umount", mp).Run()
+	awaitUnmounted(t, mp)
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {
+		t.Errorf("mount -t fuse.h5fs without options changed %s", file)
+	}
 	code, _, errs = runAs(t, 0, nil, "mount", "-t", "fuse.h5fs", filepath.Join(dir, "missing.h5"), mp, "-o", "ro")
 	if code == 0 || !strings.Contains(errs, "missing.h5") {
 		t.Errorf("mount -t fuse.h5fs of a missing file: status %d, %q; want failure naming the file", code, errs)
