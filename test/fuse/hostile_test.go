@@ -87,10 +87,12 @@ var hostileCases = []hostileCase{
 			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/up": "x:/%2E.",
 			"t":                                "x:/%2E./%2E./etc",
 		},
-		// '', '.' and an escape sequence: visible, escaped names; the
+		// '' (a group and a dataset), '.' and an escape sequence:
+		// visible, escaped names (no hidden .raw/.csv/.npy); the
 		// group '.' and the group whose name holds '/' answer with their
 		// own attributes, not the root's or a failed lookup by path
-		names: []string{"%/w.csv", "%2E/v.csv", "%1B[31mred.raw", "%1B[31mred.csv", "%1B[31mred.npy"},
+		names: []string{"%/w.csv", "%2E/v.csv", "%1B[31mred.raw", "%1B[31mred.csv", "%1B[31mred.npy",
+			"nd/%.raw", "nd/%.csv", "nd/%.npy"},
 		xattrs: map[string]map[string]string{"": {"user.rootattr": "2"}, "%2E": {"user.dotattr": "1"},
 			"a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh": {"user.deepattr": "3"}},
 		eio:  []string{"abs", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/rel", "a%2Fb%2Fc%2Fd%2Fe%2Ff%2Fg%2Fh/x"},

@@ -35,7 +35,8 @@ def small(g, name):
 
 
 # slashname.h5: a group whose name holds '/', with a hard link back to the
-# root and soft links to /etc and beyond; groups named '.', '..' and ''.
+# root and soft links to /etc and beyond; groups named '.', '..' and '', and
+# a dataset named ''.
 p = os.path.join(out, "slashname.h5")
 with h5py.File(p, "w", libver="earliest") as f:
     etc = f.create_group("etc")
@@ -58,11 +59,12 @@ with h5py.File(p, "w", libver="earliest") as f:
     dot.attrs["dotattr"] = 1
     small(dot, "v")
     small(f.create_group("QNILQ"), "w")
+    small(f.create_group("nd"), "QNIDQ")  # a dataset named ''
     small(f, "QESCAPEQ")
     f.attrs["rootattr"] = 2
     small(f, "good")
 edit(p, {"aXbXcXdXeXfXgXh": "a/b/c/d/e/f/g/h", "QUPAQ": "..", "QUPBQ": "..",
-         "QDOTQ": ".", "QNILQ": "", "QESCAPEQ": "\x1b[31mred"})
+         "QDOTQ": ".", "QNILQ": "", "QNIDQ": "", "QESCAPEQ": "\x1b[31mred"})
 
 # external.h5: external links to host files and to files beside it.
 p = os.path.join(out, "external.h5")
