@@ -64,6 +64,9 @@ func runMount(args []string, w io.Writer) error {
 	if err != nil {
 		return reportFailure(ready, err)
 	}
+	if ready != nil {
+		mount = withFusermountReason(mount)
+	}
 	defer closeFn()
 	err = serve(mount, mp, func() {
 		if ready != nil {

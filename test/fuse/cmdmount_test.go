@@ -211,7 +211,8 @@ func TestMountAllowOther(t *testing.T) {
 
 // TestMountNonRoot mounts as an unprivileged user (nobody, given access
 // to /dev/fuse for the test): the mount goes through fusermount3, files
-// belong to that user, and the hint names fusermount3 -u, which works.
+// belong to that user, and the hint names fusermount3 -u, which works; a
+// mount fusermount3 refuses fails with its reason.
 func TestMountNonRoot(t *testing.T) {
 	bin := h5fsBinary(t)
 	if out, err := exec.Command("setfacl", "-m", "u:nobody:rw", "/dev/fuse").CombinedOutput(); err != nil {
@@ -240,6 +241,18 @@ func TestMountNonRoot(t *testing.T) {
 		t.Errorf("fusermount3 -u as nobody: %s", errs)
 	}
 	awaitUnmounted(t, mp)
+
+	// A mount fusermount3 refuses fails with fusermount3's reason, not
+	// only its exit code.
+	theirs := filepath.Join(dir, "rootmnt")
+	if err := os.Mkdir(theirs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cleanupMount(t, theirs)
+	code, _, errs = runAs(t, nobody, nil, bin, "mount", file, theirs)
+	if code != 1 || !strings.Contains(errs, "no write access to mountpoint") {
+		t.Errorf("h5fs mount as nobody on root's directory: status %d, stderr %q; want 1 and fusermount3's reason", code, errs)
+	}
 }
 
 // TestMountHelper mounts the way /etc/fstab does: `mount -t fuse.h5fs
