@@ -66,7 +66,7 @@ func (a *csrArray) ReadAt(p []byte, off int64) (int, error) {
 			binary.LittleEndian.PutUint64(buf[8*i:], v)
 		}
 	case 'i':
-		if err := putCoords(buf, a.m, uint64(first), 1); err != nil {
+		if err := a.m.PutCoords(uint64(first), 1, buf); err != nil {
 			return 0, err
 		}
 	default:

@@ -1,7 +1,6 @@
 package arrowexport
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -114,27 +113,7 @@ func (c *cooColumn) ReadRaw(start, n int64, dst []byte) error {
 	if c.dim < 0 {
 		return c.m.ReadValues(uint64(start), dst)
 	}
-	return putCoords(dst, c.m, uint64(start), c.dim)
-}
-
-// putCoords fills dst with coordinate dim of the defined elements of m
-// from element start on, as little-endian int64 (len(dst)/8 of them).
-func putCoords(dst []byte, m *sparsecoo.Matrix, start uint64, dim int) error {
-	last := len(m.Shape()) - 1
-	at := 0 // an offset, not a resliced dst: no pointer written per run
-	return m.Runs(start, uint64(len(dst)/8), func(first []uint64, n uint64) error {
-		v, step := first[dim], uint64(0)
-		if dim == last {
-			step = 1
-		}
-		out := dst[at : at+8*int(n)]
-		for j := 0; j < len(out); j += 8 {
-			binary.LittleEndian.PutUint64(out[j:], v)
-			v += step
-		}
-		at += len(out)
-		return nil
-	})
+	return c.m.PutCoords(uint64(start), c.dim, dst)
 }
 
 // ElemSize is the packed element size of the column.

@@ -91,6 +91,29 @@ const maxSelectionBlocks = 1 << 28
 // chunk stores.
 func (s *Selection) Len() uint64 { return s.n }
 
+// HeldBytes returns about how much memory the decoded selection holds.
+func (s *Selection) HeldBytes() uint64 {
+	n := uint64(len(s.runs)) + 8*uint64(len(s.points))
+	if s.runs != nil || s.spans == nil {
+		return n
+	}
+	seen := map[*spanList]bool{} // subtrees are shared
+	var walk func(l *spanList)
+	walk = func(l *spanList) {
+		if l == nil || seen[l] {
+			return
+		}
+		seen[l] = true
+		n += 32 + 24*uint64(len(l.spans)) // a spanList, its spans
+
+		for _, sp := range l.spans {
+			walk(sp.down)
+		}
+	}
+	walk(s.spans)
+	return n
+}
+
 // Shape returns the selection's extent: the chunk shape.
 func (s *Selection) Shape() []uint64 { return s.shape }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/h5fs/h5fs/h5core"
 )
@@ -20,6 +21,62 @@ type datasetSource struct {
 	direct []bool
 	shape  []uint64
 	es     int
+
+	kept *keptRows
+}
+
+// keptBudget bounds the memory of the selections that Open keeps (see
+// keptRows), over all the matrices of the process.
+const keptBudget = 64 << 20
+
+// keptTotal is the memory of the selections kept now.
+var keptTotal atomic.Int64
+
+// keptRows holds the chunks (selections, not values) of each chunk row
+// that Open read and verified, for the row's first decode, which takes
+// them rather than reading and verifying section 0 again. Rows are kept
+// from the first on while keptBudget allows; a row's memory is given back
+// when it is taken, the rest when the matrix is collected.
+type keptRows struct {
+	mu    sync.Mutex
+	rows  [][]*h5core.SparseChunk // nil: not kept, or taken
+	bytes []int64                 // memory of each row kept
+}
+
+// keep keeps rows from the first on while the budget allows.
+func (k *keptRows) keep(rows [][]*h5core.SparseChunk) {
+	k.rows, k.bytes = rows, make([]int64, len(rows))
+	for i, row := range rows {
+		var n int64
+		for _, c := range row {
+			n += int64(c.Selection.HeldBytes())
+		}
+		if keptTotal.Add(n) > keptBudget {
+			keptTotal.Add(-n)
+			clear(rows[i:])
+			return
+		}
+		k.bytes[i] = n
+	}
+}
+
+// take returns the chunks kept of chunk row i, or nil (then or later:
+// each is taken once, so that memory only shrinks).
+func (k *keptRows) take(i int) []*h5core.SparseChunk {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r := k.rows[i]
+	k.rows[i] = nil
+	keptTotal.Add(-k.bytes[i])
+	k.bytes[i] = 0
+	return r
+}
+
+// release gives back the memory of every row still kept.
+func (k *keptRows) release() {
+	for i := range k.rows {
+		k.take(i)
+	}
 }
 
 // Open reads the chunk index and every chunk's selection (not the values)
@@ -40,6 +97,8 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 	m := &Matrix{shape: shape, typ: ds.Type, elemSize: src.es, src: src}
 	counts := make([]uint64, len(chunks))
 	direct := make([]bool, len(chunks))
+	decoded := make([]*h5core.SparseChunk, len(chunks))
+	var kept [][]*h5core.SparseChunk // per chunk row
 	// per-row counts give CSR row pointers without decoding (rank 2)
 	var rowCounts []uint64
 	if len(shape) == 2 && shape[0] <= maxRowCounts {
@@ -49,6 +108,7 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 	err = parallel(len(chunks), func(i int) error {
 		c, err := ds.ReadSparseChunk(chunks[i], false)
 		if err == nil {
+			decoded[i] = c
 			counts[i] = c.NNZ()
 			direct[i] = c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == counts[i]
 			if rowCounts != nil {
@@ -77,6 +137,7 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 			r1 := min(c.Offset[0]+chunk[0], shape[0])
 			m.blocks = append(m.blocks, blockMeta{first: m.nnz, r0: c.Offset[0], r1: r1})
 			src.rows = append(src.rows, nil)
+			kept = append(kept, nil)
 			src.nnz = append(src.nnz, 0)
 			src.direct = append(src.direct, direct[i])
 			n++
@@ -85,9 +146,13 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 		}
 		m.blocks[n-1].nnz += counts[i]
 		src.rows[n-1] = append(src.rows[n-1], c)
+		kept[n-1] = append(kept[n-1], decoded[i])
 		src.nnz[n-1] += counts[i]
 		m.nnz += counts[i]
 	}
+	src.kept = &keptRows{}
+	src.kept.keep(kept)
+	runtime.AddCleanup(m, (*keptRows).release, src.kept)
 	if rowCounts != nil {
 		for r := 1; r < len(rowCounts); r++ {
 			rowCounts[r] += rowCounts[r-1]
@@ -100,40 +165,6 @@ func Open(ds *h5core.Dataset) (*Matrix, error) {
 // maxRowCounts bounds the rows for which Open keeps CSR row pointers
 // (8 bytes a row); larger matrices decode selections in RowPtr.
 const maxRowCounts = 1 << 24
-
-// parallel runs fn(0..n-1) on up to GOMAXPROCS goroutines and returns the
-// first error.
-func parallel(n int, fn func(i int) error) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	next := 0
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := first != nil
-				mu.Unlock()
-				if i >= n || stop {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
 
 func (s *datasetSource) valuesAt(i int, off uint64, dst []byte) (bool, error) {
 	if !s.direct[i] || !s.ds.Type.IsPackedLE() {
@@ -162,10 +193,24 @@ func (s *datasetSource) decode(i int, want part) (*block, part, error) {
 // the values.
 func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	chunks := s.rows[i]
-	decoded := make([]*h5core.SparseChunk, len(chunks))
+	decoded := s.kept.take(i)
+	read := decoded == nil
+	if read {
+		decoded = make([]*h5core.SparseChunk, len(chunks))
+	}
 	err := parallel(len(chunks), func(k int) error {
-		c, err := s.ds.ReadSparseChunk(chunks[k], values)
-		decoded[k] = c
+		if read {
+			c, err := s.ds.ReadSparseChunk(chunks[k], values)
+			decoded[k] = c
+			return err
+		}
+		if !values {
+			return nil
+		}
+		// the selection verified by Open, and the values alone
+		c := *decoded[k]
+		vals, err := s.ds.ReadSparseValues(chunks[k], c.Selection.Len())
+		c.Values, decoded[k] = vals, &c
 		return err
 	})
 	if err != nil {

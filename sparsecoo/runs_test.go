@@ -1,8 +1,13 @@
 package sparsecoo
 
 import (
+	"encoding/binary"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/internal/sparsetest"
 )
 
 // TestStepper checks the row stepping of stepper against division,
@@ -47,6 +52,90 @@ func TestRowPtrFromRuns(t *testing.T) {
 			for r := range uint64(len(counted)) {
 				if got, err := m.RowPtr(r); err != nil || got != counted[r] {
 					t.Errorf("%s %s row %d: %d, %v; want %d", ef.File, e.Name, r, got, err, counted[r])
+				}
+			}
+		}
+	}
+}
+
+// TestPutCoords checks every coordinate PutCoords writes, for windows
+// starting anywhere (inside runs and blocks, across them) and of every
+// length from one element to the whole, against Read's linear indices,
+// for every sparse fixture and a matrix with empty rows, far jumps and
+// chunk rows of several blocks' worth of runs.
+func TestPutCoords(t *testing.T) {
+	var ms []*Matrix
+	var names []string
+	for _, ef := range loadExpected(t) {
+		for _, e := range ef.Datasets {
+			if e.Kind != "sparse" {
+				continue
+			}
+			m, err := Open(openDataset(t, ef.File, e.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, names = append(ms, m), append(names, ef.File+" "+e.Name)
+		}
+	}
+	src := sparsetest.RandomMatrix(3000, 70, 0.05, 7)
+	rm := &sparsetest.Matrix{Rows: src.Rows, Cols: src.Cols, Indptr: []int64{0}}
+	for r := range 3000 {
+		if r < 1000 || r >= 2900 { // rows 1000-2899 empty: far jumps
+			rm.Indices = append(rm.Indices, src.Indices[src.Indptr[r]:src.Indptr[r+1]]...)
+			rm.Data = append(rm.Data, src.Data[src.Indptr[r]:src.Indptr[r+1]]...)
+		}
+		rm.Indptr = append(rm.Indptr, int64(len(rm.Indices)))
+	}
+	path := filepath.Join(t.TempDir(), "random.h5")
+	if err := sparsetest.WriteFile(path, rm, 256); err != nil {
+		t.Fatal(err)
+	}
+	f, err := h5core.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.Open("/X")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NNZ() != uint64(len(rm.Indices)) {
+		t.Fatalf("random matrix: %d defined elements, want %d", m.NNZ(), len(rm.Indices))
+	}
+	ms, names = append(ms, m), append(names, "random")
+	for mi, m := range ms {
+		nnz := m.NNZ()
+		idx := make([]uint64, nnz)
+		if err := m.Read(0, idx, nil); err != nil {
+			t.Fatal(names[mi], err)
+		}
+		rank := len(m.Shape())
+		want := make([]uint64, rank*int(nnz)) // element-major
+		for e, x := range idx {
+			m.Coords(x, want[e*rank:(e+1)*rank])
+		}
+		lens := []uint64{1, 2, 3, 7, 64, 1000, nnz}
+		for dim := range rank {
+			for _, n := range lens {
+				for start := uint64(0); start+n <= nnz; start += max(1, n/3+1) {
+					dst := make([]byte, 8*n)
+					if err := m.PutCoords(start, dim, dst); err != nil {
+						t.Fatalf("%s: dim %d [%d, %d): %v", names[mi], dim, start, start+n, err)
+					}
+					for j := range n {
+						if got, w := binary.LittleEndian.Uint64(dst[8*j:]), want[int(start+j)*rank+dim]; got != w {
+							t.Fatalf("%s: dim %d [%d, %d): element %d is %d, want %d", names[mi], dim, start, start+n, start+j, got, w)
+						}
+					}
 				}
 			}
 		}

@@ -12,6 +12,7 @@ package sparsecoo
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -313,12 +314,20 @@ func (m *Matrix) Read(start uint64, idx []uint64, vals []byte) error {
 // values of defined elements from start on, in row-major order, as Read
 // does; blocks whose stored order is row-major are not decoded further
 // than their values.
+// A large read is split between the cores.
 func (m *Matrix) ReadValues(start uint64, vals []byte) error {
 	es := uint64(m.elemSize)
 	n := uint64(len(vals)) / es
 	if start > m.nnz || n > m.nnz-start {
 		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
 	}
+	return split(n, func(lo, hi uint64) error { return m.readValues(start+lo, vals[lo*es:hi*es]) })
+}
+
+// readValues is ReadValues of one part.
+func (m *Matrix) readValues(start uint64, vals []byte) error {
+	es := uint64(m.elemSize)
+	n := uint64(len(vals)) / es
 	for done := uint64(0); done < n; {
 		e := start + done
 		bi := m.blockOf(e)
@@ -341,13 +350,28 @@ func (m *Matrix) ReadValues(start uint64, vals []byte) error {
 	return nil
 }
 
-// Runs calls fn for each run of defined elements [start, start+n)
-// consecutive along the last dimension, in row-major order, with the
-// coordinates of its first element (reused between calls: fn must not
-// change them) and its length.
-func (m *Matrix) Runs(start, n uint64, fn func(first []uint64, k uint64) error) error {
+// PutCoords fills dst with coordinate dim of the defined elements from
+// element start on, in row-major order, as little-endian int64
+// (len(dst)/8 of them): the coordinate columns of COO and the CSR column
+// indices, written run by run from the blocks' runs. A large read is
+// split between the cores.
+func (m *Matrix) PutCoords(start uint64, dim int, dst []byte) error {
+	n := uint64(len(dst) / 8)
 	if start > m.nnz || n > m.nnz-start {
 		return fmt.Errorf("sparsecoo: elements [%d, %d) outside the %d defined elements: %w", start, start+n, m.nnz, io.ErrUnexpectedEOF)
+	}
+	if dim < 0 || dim >= len(m.shape) {
+		return fmt.Errorf("sparsecoo: coordinate %d of an array of rank %d", dim, len(m.shape))
+	}
+	return split(n, func(lo, hi uint64) error { return m.putCoords(start+lo, dim, dst[8*lo:8*hi]) })
+}
+
+// putCoords is PutCoords of one part.
+func (m *Matrix) putCoords(start uint64, dim int, dst []byte) error {
+	n := uint64(len(dst) / 8)
+	var step uint64
+	if dim == len(m.shape)-1 {
+		step = 1 // along a run
 	}
 	at := newStepper(m.shape)
 	for done := uint64(0); done < n; {
@@ -359,16 +383,67 @@ func (m *Matrix) Runs(start, n uint64, fn func(first []uint64, k uint64) error) 
 		}
 		off := e - m.blocks[bi].first
 		k, first := b.run(off)
+		if len(m.shape) == 2 {
+			done += b.put2(k, off-first, dim, m.shape[1], dst[8*done:])
+			continue
+		}
 		for ; k < len(b.starts) && done < n; k++ {
 			c := min(b.ends[k]-off, n-done)
-			if err := fn(at.coords(b.starts[k]+off-first), c); err != nil {
-				return err
+			v := at.coords(b.starts[k] + off - first)[dim]
+			out := dst[8*done : 8*(done+c)]
+			for j := 0; j+8 <= len(out); j += 8 {
+				binary.LittleEndian.PutUint64(out[j:j+8], v)
+				v += step
 			}
 			done += c
 			off, first = b.ends[k], b.ends[k]
 		}
 	}
 	return nil
+}
+
+// put2 writes coordinate dim of the block's elements of a matrix (two
+// dimensions, cols columns) from element skip of run k on into dst, as
+// little-endian int64, until dst is full or the block ends, and returns
+// how many it wrote. Rows are stepped, not divided, from run to run.
+func (b *block) put2(k int, skip uint64, dim int, cols uint64, dst []byte) uint64 {
+	if k >= len(b.starts) {
+		return 0
+	}
+	row := b.starts[k] / cols
+	base := row * cols
+	p := 0
+	for ; k < len(b.starts) && p < len(dst); k++ {
+		x := b.starts[k]
+		for x-base >= cols { // runs do not cross rows
+			if x-base >= 8*cols { // far ahead: divide
+				row = x / cols
+				base = row * cols
+				break
+			}
+			row++
+			base += cols
+		}
+		var prev uint64
+		if k > 0 {
+			prev = b.ends[k-1]
+		}
+		out := dst[p:min(len(dst), p+8*int(b.ends[k]-prev-skip))]
+		if dim == 0 {
+			for j := 0; j+8 <= len(out); j += 8 {
+				binary.LittleEndian.PutUint64(out[j:j+8], row)
+			}
+		} else {
+			v := x - base + skip
+			for j := 0; j+8 <= len(out); j += 8 {
+				binary.LittleEndian.PutUint64(out[j:j+8], v)
+				v++
+			}
+		}
+		p += len(out)
+		skip = 0
+	}
+	return uint64(p / 8)
 }
 
 // Each calls fn for every defined element in row-major order with its
