@@ -138,6 +138,9 @@ func TestCreateDataset(t *testing.T) {
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
+			if err := crashtest.H5ls(p); err != nil {
+				t.Error(err)
+			}
 			w := h5wasmtest.Dump(t, p) // libhdf5 2.0
 			for _, c := range cases {
 				if w.Objects[c.path()] == nil {

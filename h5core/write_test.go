@@ -224,6 +224,9 @@ func TestWriteAppendLibhdf5(t *testing.T) {
 			if err := crashtest.H5dump(p); err != nil {
 				t.Error(err)
 			}
+			if err := crashtest.H5ls(p); err != nil {
+				t.Error(err)
+			}
 			compareH5wasm(t, h5wasmtest.Dump(t, p), want)
 		})
 	}
@@ -405,6 +408,9 @@ func TestBtreeGrowth(t *testing.T) {
 			compareDigest(t, after[p], want)
 			checkUserBlock(t, tc.file, p)
 			if err := crashtest.H5dump(p); err != nil {
+				t.Error(err)
+			}
+			if err := crashtest.H5ls(p); err != nil {
 				t.Error(err)
 			}
 		})

@@ -189,6 +189,9 @@ func TestAppendUpdateVlen(t *testing.T) {
 			if err := crashtest.H5dump(name); err != nil {
 				t.Error(err)
 			}
+			if err := crashtest.H5ls(name); err != nil {
+				t.Error(err)
+			}
 			wasm := h5wasmtest.Dump(t, name, "/t/s", "/t/note")
 			for col, want := range map[string][]string{"/t/s": s, "/t/note": note} {
 				var got []any

@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -103,6 +104,21 @@ func H5dump(path string) error {
 	cmd.Stdout = io.Discard
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("h5dump %s: %v: %s", path, err, stderr.String())
+	}
+	return nil
+}
+
+// H5ls runs h5ls (libhdf5's lister) over every object of the file, data
+// included, and returns its complaint if it fails. h5ls exits 0 when it
+// cannot read a dataset's data, so its "Unable to" lines count too.
+func H5ls(path string) error {
+	out, err := exec.Command("h5ls", "-r", "-d", path).CombinedOutput()
+	if i := bytes.Index(out, []byte("Unable to")); err != nil || i >= 0 {
+		at := max(i-200, 0)
+		if i < 0 {
+			at = max(len(out)-400, 0)
+		}
+		return fmt.Errorf("h5ls -r -d %s: %v: …%s", path, err, out[at:min(at+400, len(out))])
 	}
 	return nil
 }

@@ -366,6 +366,9 @@ func mutateRandomFile(t *testing.T, name string, exp *randExpected, seed int) (t
 	if err := crashtest.H5dump(name); err != nil {
 		t.Error(err)
 	}
+	if err := crashtest.H5ls(name); err != nil {
+		t.Error(err)
+	}
 	if ub := f.UserBlockSize(); ub > 0 {
 		now, err := os.ReadFile(name)
 		if err != nil {
