@@ -332,8 +332,19 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
 	}
 	daemon.Process.Kill()
-	daemon.Wait()
-	<-stopped // the dead mount fails the writer's next call
+	exited := make(chan struct{})
+	go func() {
+		daemon.Wait()
+		close(exited)
+	}()
+	pid := daemon.Process.Pid
+	awaitOrAbort(t, round, "the daemon to exit after SIGKILL", mp, pid, exited)
+	writerDone := make(chan struct{})
+	go func() {
+		<-stopped // the dead mount fails the writer's next call
+		close(writerDone)
+	}()
+	awaitOrAbort(t, round, "the writer's call on the dead mount to fail", mp, pid, writerDone)
 	if err := exec.Command("umount", "-l", mp).Run(); err != nil {
 		t.Errorf("umount -l %s: %v", mp, err)
 	}
@@ -379,4 +390,42 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 		t.Errorf("round %d: %s as left, %s after a check that changed nothing", round, left, recovered)
 	}
 	return rolled
+}
+
+// killWait bounds the waits after the kill: a daemon thread in an
+// uninterruptible kernel wait (a cache invalidation blocked on a page or
+// inode another request holds, say) keeps the killed process, and with
+// it the FUSE connection, alive, and every call on the mount then
+// blocks forever; the test would hang until its timeout.
+const killWait = 60 * time.Second
+
+// awaitOrAbort waits for done; after killWait it fails the test naming
+// what it waited for, with the kernel's view of the daemon (process
+// state and every thread's kernel stack), and aborts the mount's FUSE
+// connection (umount -f: FUSE's umount_begin aborts it), which ends the
+// kernel waits, then waits for done again as long.
+func awaitOrAbort(t *testing.T, round int, what, mp string, pid int, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+		return
+	case <-time.After(killWait):
+	}
+	var diag strings.Builder
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		fmt.Fprintf(&diag, "stat: %s\n", bytes.TrimSpace(b))
+	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stack", pid))
+	for _, p := range tasks {
+		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
+			fmt.Fprintf(&diag, "%s:\n%s", p, b)
+		}
+	}
+	out, err := exec.Command("umount", "-f", mp).CombinedOutput()
+	t.Errorf("round %d: still waiting for %s after %v; umount -f %s: %v %s\n%s", round, what, killWait, mp, err, out, diag.String())
+	select {
+	case <-done:
+	case <-time.After(killWait):
+		t.Fatalf("round %d: still waiting for %s after umount -f", round, what)
+	}
 }
