@@ -3,6 +3,7 @@ package arrowexport
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -40,6 +41,7 @@ func TestSparseCSRBuild(t *testing.T) {
 		{"runs", 203, 97, 16, 0.2},
 		{"runs_one_chunk", 40, 1000, 64, 0.3},
 		{"runs_sparse", 500, 30, 7, 0.02},
+		{"runs_large", 2000, 700, 128, 0.1}, // reads split between cores, several COO units
 	} {
 		cases[c.name] = func(t *testing.T) (string, csr) {
 			m := sparsetest.RandomMatrix(c.rows, c.cols, c.density, 5)
@@ -117,7 +119,7 @@ func TestSparseCSRBuild(t *testing.T) {
 				src  ArraySource
 				want []byte
 			}{{"indptr", p, ints(want.indptr)}, {"indices", i, ints(want.indices)}, {"data", d, data}} {
-				for _, piece := range []int{len(a.want), 4096, 13} {
+				for _, piece := range []int{len(a.want), 1 << 20, 4096, 13} {
 					if got := readArray(t, a.src, piece); !bytes.Equal(got, a.want) {
 						t.Fatalf("%s read in pieces of %d: %d bytes differ from the %d expected", a.what, piece, len(got), len(a.want))
 					}
@@ -140,9 +142,41 @@ func TestSparseCSRBuild(t *testing.T) {
 				if !bytes.Equal(got, w) {
 					t.Fatalf("COO column %d differs", k)
 				}
+				if err := c.ReadRaw(0, n, got); err != nil || !bytes.Equal(got, w) {
+					t.Fatalf("COO column %d read whole differs (%v)", k, err)
+				}
+			}
+			// coo.csv from columns read into reused buffers, and read
+			// into new ones
+			plain := &Table{Metadata: tab.Metadata}
+			for _, c := range tab.Columns {
+				plain.Columns = append(plain.Columns, unbuffered{c})
+			}
+			if a, b := csvBytes(t, tab), csvBytes(t, plain); !bytes.Equal(a, b) {
+				t.Fatalf("coo.csv of %d bytes differs from the %d read unbuffered", len(a), len(b))
 			}
 		})
 	}
+}
+
+// unbuffered hides every method of a column but ColumnSource's.
+type unbuffered struct{ ColumnSource }
+
+// csvBytes renders t as CSV.
+func csvBytes(t *testing.T, tab *Table) []byte {
+	t.Helper()
+	v, err := NewCSVView(tab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(io.NewSectionReader(v, 0, v.Size()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // readArray reads all of an ArraySource's bytes in pieces of piece bytes.

@@ -91,10 +91,25 @@ func (c *cooColumn) ChunkRows() int64 { return sparseUnit }
 
 // Read returns elements [start, start+n) of the column.
 func (c *cooColumn) Read(start, n int64) (arrow.Array, error) {
+	return c.ReadBuffered(start, n, nil)
+}
+
+// ReadBuffered is Read into *buf (grown when short; nil: a new buffer).
+func (c *cooColumn) ReadBuffered(start, n int64, into *[]byte) (arrow.Array, error) {
 	if start < 0 || n < 0 {
 		return nil, fmt.Errorf("arrowexport: rows [%d, %d)", start, start+n)
 	}
-	buf := make([]byte, int(n)*c.ElemSize())
+	size := int(n) * c.ElemSize()
+	var buf []byte
+	switch {
+	case into == nil:
+		buf = make([]byte, size)
+	case cap(*into) < size:
+		*into = make([]byte, size)
+		buf = *into
+	default:
+		buf = (*into)[:size]
+	}
 	if err := c.ReadRaw(start, n, buf); err != nil {
 		return nil, err
 	}
