@@ -22,8 +22,10 @@
 # cleared: first reads) times one `cat` of csr/indptr.npy, csr/indices.npy
 # and csr/data.npy (against h5py+scipy's CSR) or of one of coo.arrow,
 # coo.parquet and coo.csv (against h5py+scipy's COO), median of the runs,
-# the matrix's directory looked up (and so the matrix opened) inside the
-# timing. Needs root and /dev/fuse.
+# the mount's first listing and the matrix's opening inside the timing;
+# and the mount's ceiling for the CSR bytes: a cat of x.raw of a
+# contiguous uncompressed dataset of as many bytes (flat.h5, made once),
+# nothing rendered. Needs root and /dev/fuse.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/h5fs-sparse-bench}
@@ -62,6 +64,11 @@ if not os.path.exists(p):
         g["indices"] = np.load(os.path.join(d, "indices.npy"))
         g["indptr"] = indptr
     os.rename(p + ".tmp", p)
+flat = os.path.join(d, "flat.h5") # the CSR arrays' element count, contiguous
+if not os.path.exists(flat):
+    with h5py.File(flat + ".tmp", "w") as f:
+        f["x"] = np.arange(len(indptr) + 2 * int(indptr[-1]), dtype=np.float64)
+    os.rename(flat + ".tmp", flat)
 def load():
     with h5py.File(p, "r") as f:
         g = f["X"]
@@ -88,22 +95,23 @@ MP=$(mktemp -d)
 export XDG_CACHE_HOME=$BENCH_DIR/cache
 pid=""
 trap 'if [ -n "$pid" ]; then umount "$MP" 2>/dev/null || true; fi; rmdir "$MP"' EXIT
-mount_it() {
+mount_it() { # mounts file $1 at $MP
 	rm -rf "$XDG_CACHE_HOME"
-	"$BIN" mount -f "$BENCH_DIR/sparse_bench.h5" "$MP" >/dev/null 2>"$BENCH_DIR/mount.log" &
+	"$BIN" mount -f "$1" "$MP" >/dev/null 2>"$BENCH_DIR/mount.log" &
 	pid=$!
 	until mountpoint -q "$MP"; do
 		kill -0 "$pid" 2>/dev/null || { cat "$BENCH_DIR/mount.log"; exit 1; }
 		sleep 0.01
 	done
-	ls "$MP" >/dev/null
 }
 unmount_it() { umount "$MP"; wait "$pid"; pid=""; }
-mount_time() { # median seconds of RUNS fresh mounts catting the views $@ of /X
+mount_time() { # median seconds of RUNS fresh mounts of file $1 catting the views $3... in its directory $2
+	local file=$1 dir=$2
+	shift 2
 	for _ in $(seq "$RUNS"); do
-		mount_it
+		mount_it "$file"
 		s=$(date +%s.%N)
-		(cd "$MP/X" && cat "$@" >/dev/null)
+		(cd "$MP/$dir" && cat "$@" >/dev/null)
 		echo "$(date +%s.%N) - $s" | bc -l
 		unmount_it
 	done | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
@@ -111,8 +119,14 @@ mount_time() { # median seconds of RUNS fresh mounts catting the views $@ of /X
 mount_row() { # label, seconds, baseline elements/s
 	printf '%s: %.3f s, %.3g elements/s, ratio %.2f\n' "$1" "$2" "$(echo "$nnz / $2" | bc -l)" "$(echo "$nnz / $2 / $3" | bc -l)"
 }
-mount_row "CSR mount (cat csr/*.npy) vs h5py+scipy CSR" "$(mount_time csr/indptr.npy csr/indices.npy csr/data.npy)" "$py_csr"
+sb=$BENCH_DIR/sparse_bench.h5
+t_csr=$(mount_time "$sb" X csr/indptr.npy csr/indices.npy csr/data.npy)
+mount_row "CSR mount (cat csr/*.npy) vs h5py+scipy CSR" "$t_csr" "$py_csr"
+# the mount's ceiling for the CSR bytes: as many bytes stored contiguous,
+# uncompressed (flat.h5 /x)
+t_flat=$(mount_time "$BENCH_DIR/flat.h5" . x.raw)
+printf 'mount ceiling (cat x.raw of as many bytes stored contiguous, nothing rendered): %.3f s; CSR mount at %.0f%% of its speed\n' "$t_flat" "$(echo "100 * $t_flat / $t_csr" | bc -l)"
 for v in coo.arrow coo.parquet coo.csv; do
-	mount_row "COO mount (cat $v) vs h5py+scipy COO" "$(mount_time "$v")" "$py_coo"
+	mount_row "COO mount (cat $v) vs h5py+scipy COO" "$(mount_time "$sb" X "$v")" "$py_coo"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
