@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/internal/sparsetest"
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
@@ -81,6 +83,7 @@ func checkIndexes(t *testing.T, name string) {
 // the daemon.
 type killWorkload struct {
 	fixture string
+	dir     string // where fixture is; "" for fusetest.OwnCorpus
 	// step makes write number i through the mount at mp; it returns once
 	// the mount committed it (at close) or with the error that stopped it.
 	step func(mp string, i int) error
@@ -103,7 +106,8 @@ type killWorkload struct {
 // appends to t.csv; single-cell updates of x.raw (pwrite, each one an
 // index rebuild; killed inside a commit); and appends to write_fixed.h5,
 // killed inside the first one, which deletes the search indexes that
-// cannot grow (§11.2). libhdf5 opens the
+// cannot grow (§11.2); and lines appended to a sparse dataset's coo.csv
+// (sparseWorkload, killed inside a commit). libhdf5 opens the
 // file left behind before any recovery (the commit order) and after
 // `h5fs check --verify-indexes` rolled back a hot journal (saying so on
 // stderr) and found every search index consistent with its column; both
@@ -121,6 +125,7 @@ func TestWriteKill(t *testing.T) {
 		{"append", 4, appendWorkload("write.h5", seed, false)},
 		{"update", 4, updateWorkload()},
 		{"append_drop_index", 6, appendWorkload("write_fixed.h5", seed, true)},
+		{"sparse", 4, sparseWorkload()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(8, seed))
@@ -232,6 +237,126 @@ print(int(g.attrs["NROWS"]), *g["x"][:40].tolist())`
 	}
 }
 
+// sparseKill is the sparse dataset sparseWorkload writes: 23 x 16
+// int32 elements in filtered 4 x 4 chunks (a commit moves every chunk
+// it rewrites) indexed by a fixed array.
+const (
+	sparseKillFile = "sparse_2d_int32_fa.h5"
+	sparseKillName = "int32_fa_filtered"
+)
+
+// sparseBatch returns the lines of coo.csv write i of sparseWorkload:
+// a few elements defined (value 1000i+j) and, every third write, one
+// erased, no element twice.
+func sparseBatch(i int) [][3]int {
+	var out [][3]int
+	seen := map[[2]int]bool{}
+	add := func(r, c, v int) {
+		if !seen[[2]int{r, c}] {
+			seen[[2]int{r, c}] = true
+			out = append(out, [3]int{r, c, v})
+		}
+	}
+	for j := range 3 + i%5 {
+		add((i*5+j*7)%23, (i*3+j*11)%16, 1000*i+j)
+	}
+	if i%3 == 2 {
+		add((i*2)%23, (i*5)%16, -1) // -1: erase
+	}
+	return out
+}
+
+// sparseWorkload appends batches of sparseBatch to a sparse dataset's
+// coo.csv, one commit each (killed inside a commit). A state is the
+// fixture's elements with the batches committed applied, read by the
+// independent decoder; after recovery it is the state after the writes
+// completed or after the one in flight; before recovery libhdf5 must
+// list the file as it listed the fixture, and a torn state is allowed
+// (index entries are rewritten in place; the journal restores them).
+func sparseWorkload() killWorkload {
+	dir := filepath.Join("..", "..", "sparsecoo", "testdata")
+	var once sync.Once
+	var base map[[2]int]int
+	var listing map[string]string
+	model := func(t *testing.T, n int) map[[2]int]int {
+		once.Do(func() {
+			p := filepath.Join(dir, sparseKillFile)
+			dec, err := sparsetest.Decode(p, "/"+sparseKillName, "<i4")
+			if err != nil {
+				t.Fatal(err)
+			}
+			base = map[[2]int]int{}
+			for _, e := range dec.COO {
+				base[[2]int{int(e[0]), int(e[1])}] = int(e[2])
+			}
+			l, err := sparsetest.Libhdf5Listing(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listing = l[p]
+		})
+		m := maps.Clone(base)
+		for i := range n {
+			for _, e := range sparseBatch(i) {
+				if e[2] == -1 {
+					delete(m, [2]int{e[0], e[1]})
+				} else {
+					m[[2]int{e[0], e[1]}] = e[2]
+				}
+			}
+		}
+		return m
+	}
+	return killWorkload{
+		fixture:  sparseKillFile,
+		dir:      dir,
+		inCommit: true,
+		step: func(mp string, i int) error {
+			var b bytes.Buffer
+			for _, e := range sparseBatch(i) {
+				if e[2] == -1 {
+					fmt.Fprintf(&b, "%d,%d,\n", e[0], e[1])
+				} else {
+					fmt.Fprintf(&b, "%d,%d,%d\n", e[0], e[1], e[2])
+				}
+			}
+			return fusetest.Append(filepath.Join(mp, sparseKillName, "coo.csv"), b.Bytes())
+		},
+		check: func(t *testing.T, name string, done int, recovered bool) string {
+			m0, m1 := model(t, done), model(t, done+1)
+			if !recovered {
+				l, err := sparsetest.Libhdf5Listing(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sparsetest.SameListing(listing, l[name]); err != nil {
+					t.Errorf("%s before recovery: %v", filepath.Base(name), err)
+				}
+			}
+			dec, err := sparsetest.Decode(name, "/"+sparseKillName, "<i4")
+			if err != nil {
+				if recovered {
+					t.Errorf("%s: the independent decoder: %v", filepath.Base(name), err)
+				}
+				return "undecodable"
+			}
+			got := map[[2]int]int{}
+			for _, e := range dec.COO {
+				got[[2]int{int(e[0]), int(e[1])}] = int(e[2])
+			}
+			switch {
+			case maps.Equal(got, m0):
+				return fmt.Sprintf("elements after %d writes", done)
+			case maps.Equal(got, m1):
+				return fmt.Sprintf("elements after %d writes (the one in flight)", done+1)
+			case recovered:
+				t.Errorf("%s: %d elements, neither those after %d writes (%d) nor after %d (%d)", filepath.Base(name), len(got), done, len(m0), done+1, len(m1))
+			}
+			return "torn"
+		},
+	}
+}
+
 // writeX is column x of write.h5 as generated (read once, by h5py).
 var writeX []int
 
@@ -263,7 +388,11 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 	loadWriteX(t)
 	dir := t.TempDir()
 	name := filepath.Join(dir, w.fixture)
-	src, err := os.ReadFile(filepath.Join(fusetest.OwnCorpus, w.fixture))
+	corpus := w.dir
+	if corpus == "" {
+		corpus = fusetest.OwnCorpus
+	}
+	src, err := os.ReadFile(filepath.Join(corpus, w.fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
