@@ -379,7 +379,7 @@ func runBlocks(raw []byte, rank, w int, shape []uint64) (uint64, bool) {
 	if rank == 2 { // the common case, without the loops over dimensions
 		var prow, phi uint64
 		for o := 0; o+bw <= len(raw); o += bw {
-			row, lo, row2, hi := leAt(raw, o, w), leAt(raw, o+w, w), leAt(raw, o+2*w, w), leAt(raw, o+3*w, w)
+			row, lo, row2, hi := block2(raw, o, w)
 			if row != row2 || row >= shape[0] || lo > hi || hi >= shape[1] ||
 				o > 0 && (prow > row || prow == row && phi >= lo) {
 				return 0, false
@@ -477,8 +477,19 @@ func (s *Selection) eachBlock(limit []uint64, fn func(pos []uint64, n uint64)) {
 // run2 returns the row and the first and last column of the run block at
 // byte o of a two-dimensional selection kept as its encoded run blocks.
 func (s *Selection) run2(o int) (row, lo, hi uint64) {
-	w := s.rw
-	return leAt(s.runs, o, w), leAt(s.runs, o+w, w), leAt(s.runs, o+3*w, w)
+	row, lo, _, hi = block2(s.runs, o, s.rw)
+	return row, lo, hi
+}
+
+// block2 decodes the two-dimensional hyperslab block at byte o of raw (w
+// bytes a coordinate): its start row and column, end row and column.
+func block2(raw []byte, o, w int) (r0, c0, r1, c1 uint64) {
+	if w == 4 { // the common width, in one bounds check
+		b := raw[o : o+16]
+		le := binary.LittleEndian
+		return uint64(le.Uint32(b)), uint64(le.Uint32(b[4:])), uint64(le.Uint32(b[8:])), uint64(le.Uint32(b[12:]))
+	}
+	return leAt(raw, o, w), leAt(raw, o+w, w), leAt(raw, o+2*w, w), leAt(raw, o+3*w, w)
 }
 
 // tree returns the span tree of a hyperslab or "all" selection, built
