@@ -57,8 +57,10 @@ func NewParquetView(t *Table, opts Options) (View, error) {
 		plan:     r.planFromStatsOrData,
 		render:   r.render,
 	}
-	// the kernel reads ahead of what DuckDB asks for; rendering more would
-	// read column chunks that no query wants
+	// the next unit is rendered when a reader asks for it: rendering it
+	// sooner would read column chunks that a range query never wants, and
+	// a scan (DuckDB reads column chunks on every core) has no idle core
+	// to render it on
 	v.units.noAhead = true
 	v.units.reuse = true // renderPlain renders into buffers from the cache
 	r.view = v

@@ -11,7 +11,9 @@ import (
 
 // How the column chunks of a big table are laid out. The kernel reads a
 // FUSE file in whole pages and, past what a reader asks for, reads ahead
-// up to a megabyte. So a reader that fetches one column chunk, as DuckDB
+// up to a megabyte (the mount serves Parquet with direct I/O, where a
+// read() reaches h5fs as asked, but a reader that maps the file faults
+// it in through the page cache). So a reader that fetches one column chunk, as DuckDB
 // does for the columns a query needs, also gets bytes of the column chunks
 // after it (and of the one before, that shares its first page), and
 // rendering those reads their HDF5 chunks too. When column chunks are big,

@@ -205,10 +205,11 @@ func (n *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 // Open implements fs.NodeOpener: it runs the view's sizing pass, so that
 // from here on stat reports the exact size, and lets the kernel keep the
 // immutable content cached. Raw and .npy views, which are read in big
-// sequential passes, are opened for direct I/O instead: each read() of the
-// reader reaches h5fs whole (up to 1 MiB) and is copied once, rather than
-// split into readahead requests and copied through the page cache (mmap
-// still works: the mount negotiates CAP_DIRECT_IO_ALLOW_MMAP).
+// sequential passes, and Parquet views, whose readers fetch whole column
+// pages, are opened for direct I/O instead: each read() of the reader
+// reaches h5fs whole (up to 1 MiB) and is copied once, rather than split
+// into readahead requests and copied through the page cache (mmap still
+// works: the mount negotiates CAP_DIRECT_IO_ALLOW_MMAP).
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
 		if n.t.w == nil {
@@ -260,10 +261,12 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 }
 
 // streamed reports a view served with direct I/O: the array views (raw
-// and .npy), whose bytes are the stored elements.
+// and .npy), whose bytes are the stored elements, and Parquet, whose
+// column chunks are rendered from them (filling the page cache cost a
+// DuckDB scan of P4's t.parquet more CPU than rendering: issue 10).
 func streamed(v View) bool {
 	e, ok := v.(interface{ Ext() string })
-	return ok && (e.Ext() == "raw" || e.Ext() == "npy")
+	return ok && (e.Ext() == "raw" || e.Ext() == "npy" || e.Ext() == "parquet")
 }
 
 // Read implements fs.NodeReader.
