@@ -88,12 +88,22 @@ func appendPointList(b []byte, shape, idx []uint64) ([]byte, error) {
 	}
 	le := binary.LittleEndian
 	rank, n := len(shape), len(idx)
-	w := 4 * rank // bytes of one point
-	b = le.AppendUint32(b, uint32(8+w*n))
+	b = le.AppendUint32(b, uint32(8+4*rank*n))
 	b = le.AppendUint32(b, uint32(rank))
 	b = le.AppendUint32(b, uint32(n))
+	return appendPoints(b, shape, idx), nil
+}
+
+// appendPoints appends the coordinates of the positions idx (ascending)
+// of a chunk of the given shape as a point selection lists them (4 bytes
+// a coordinate), by division only for the first point of each row along
+// the last dimension.
+func appendPoints(b []byte, shape, idx []uint64) []byte {
+	le := binary.LittleEndian
+	rank := len(shape)
+	w := 4 * rank // bytes of one point
 	at := len(b)
-	b = slices.Grow(b, w*n)[:at+w*n]
+	b = slices.Grow(b, w*len(idx))[:at+w*len(idx)]
 	last := shape[rank-1]
 	var lo, hi uint64 // the positions of the row of the point before
 	for i, v := range idx {
@@ -111,7 +121,7 @@ func appendPointList(b []byte, shape, idx []uint64) ([]byte, error) {
 		}
 		le.PutUint32(p, uint32(v))
 	}
-	return b, nil
+	return b
 }
 
 // isolated reports whether no two of the positions idx (ascending

@@ -57,6 +57,11 @@ type freeSpace struct {
 	// unsynced: the last commit's journal removal may not be durable
 	// (journal.remove); the writer's goroutine only
 	unsynced bool
+	// syncing, when not nil, delivers the result of a sync of the
+	// journal's directory started (startReuseSync) at generation
+	// syncGen; the writer's goroutine only
+	syncing chan error
+	syncGen uint64
 }
 
 // add makes e reusable, coalescing it with its neighbours. Space that
@@ -141,6 +146,12 @@ func (s *freeSpace) giveBack(taken []extent, eoa uint64) {
 	for _, e := range taken {
 		s.add(extent{e.off, min(e.end, eoa)})
 	}
+	// and free space past it was slack of that growth (Tx.grow)
+	for i := len(s.free) - 1; i >= 0 && s.free[i].end > eoa; i-- {
+		if s.free[i].end = eoa; s.free[i].off >= eoa {
+			s.free = s.free[:i]
+		}
+	}
 }
 
 // Generation returns the number of transactions committed through w:
@@ -179,27 +190,86 @@ func (w *RW) Hold(gen uint64) (release func(), err error) {
 	}, nil
 }
 
+// growthSlack is the share of the end of file (1/growthSlack) by which
+// allocReusable grows the file beyond what it needs, at least
+// minGrowthSlack bytes: the slack is free space for the chunks that
+// follow, in this transaction and the next ones, which then need not
+// grow the file, each growth costing a commit a sync of its own (the
+// superblock's end-of-file address, before the pointers past it).
+const (
+	growthSlack    = 16
+	minGrowthSlack = 64 << 10
+)
+
+// startReuseSync starts syncing, in the background, the directory of the
+// journal whose removal the last commit left unsynced, which
+// allocReusable waits for before handing out freed space: a transaction
+// that will take some calls it first, so that the sync overlaps its
+// work.
+func (tx *Tx) startReuseSync() {
+	s := &tx.w.space
+	if !s.unsynced || s.syncing != nil {
+		return
+	}
+	ch := make(chan error, 1)
+	s.syncing, s.syncGen = ch, tx.w.Generation()
+	dir, fsys := filepath.Dir(tx.j.path), tx.w.fsys
+	go func() { ch <- fsys.SyncDir(dir) }()
+}
+
+// syncForReuse makes the last commit's journal removal durable: from the
+// background sync startReuseSync started since that commit, else now.
+func (tx *Tx) syncForReuse() error {
+	s := &tx.w.space
+	if ch := s.syncing; ch != nil {
+		s.syncing = nil
+		if err := <-ch; err == nil && s.syncGen == tx.w.Generation() {
+			return nil
+		} // failed, or started before the last commit: sync again
+	}
+	return tx.w.fsys.SyncDir(filepath.Dir(tx.j.path))
+}
+
 // allocReusable reserves n bytes for content written whole by this
 // transaction (a structured chunk): from space freed by earlier commits
-// when some fits, else at the end of the file.
+// when some fits, else at the end of the file, which then grows by a
+// slack (growthSlack) more, free for what follows.
 func (tx *Tx) allocReusable(n uint64) uint64 {
 	s := &tx.w.space
 	a, ok := s.take(n, tx.eoa)
 	if ok && s.unsynced {
-		if err := tx.w.fsys.SyncDir(filepath.Dir(tx.j.path)); err != nil {
+		if err := tx.syncForReuse(); err != nil {
 			s.giveBack([]extent{{a, a + n}}, tx.eoa) // at the end of file, then
 			return tx.alloc(n)
 		}
 		s.unsynced = false
 	}
 	if !ok {
-		return tx.alloc(n)
+		a = tx.eoa
 	}
 	if a+n > tx.eoa {
-		tx.alloc(a + n - tx.eoa)
+		tx.grow(a + n - tx.eoa)
 	}
-	tx.taken = append(tx.taken, extent{a, a + n})
+	if ok {
+		tx.taken = append(tx.taken, extent{a, a + n})
+	}
 	return a
+}
+
+// grow extends the file by n bytes and a slack, which it makes free
+// space, writing its last byte so that the file's size covers it (no
+// state points into it: a crash or a rollback drops it with the rest of
+// the growth, and giveBack forgets it).
+func (tx *Tx) grow(n uint64) {
+	slack := max(tx.eoa/growthSlack, minGrowthSlack)
+	at := tx.alloc(n + slack)
+	if err := tx.write(at+n+slack-1, []byte{0}); err != nil {
+		return // the write failed the transaction
+	}
+	s := &tx.w.space
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(extent{at + n, at + n + slack})
 }
 
 // free releases n bytes at addr, which the transaction stopped using:

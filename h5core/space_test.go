@@ -90,4 +90,12 @@ func TestGiveBack(t *testing.T) {
 	if want := []extent{{10, 14}, {90, 100}}; !slices.Equal(s.free, want) {
 		t.Errorf("free %v, want %v", s.free, want)
 	}
+	// the slack of a growth (Tx.grow) is free space past the end of file
+	// the transaction began with: forgotten too, or cut at it
+	s.add(extent{120, 160})
+	s.add(extent{100, 110})
+	s.giveBack(nil, 105)
+	if want := []extent{{10, 14}, {90, 105}}; !slices.Equal(s.free, want) {
+		t.Errorf("after a rolled-back growth: free %v, want %v", s.free, want)
+	}
 }

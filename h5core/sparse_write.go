@@ -20,7 +20,7 @@ import (
 // "don't filter partial edge chunks" flag, a chunk reaching past it is
 // stored unfiltered.
 func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([]byte, *stcRecord, error) {
-	g, s := ds.geom, ds.layout.stc
+	g := ds.geom
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s: structured chunk %v: %s", ds.f.name, ds.Path, scaled, fmt.Sprintf(format, args...))
 	}
@@ -38,17 +38,30 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 		return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: %w", ds.f.name, ds.Path, scaled, err)
 	}
 	sec0 = binary.LittleEndian.AppendUint32(sec0, lookup3(sec0, 0))
+	return ds.packSparseChunk(scaled, dims, sec0, vals, nil)
+}
+
+// packSparseChunk returns the stored bytes and index record of the
+// structured chunk at scaled for the extent dims from its section 0
+// (with its checksum) and values: each section through its filter
+// pipeline, unless the layout leaves the chunk unfiltered as a partial
+// edge chunk. raw, when not nil, is the two sections in one buffer, the
+// stored bytes when nothing is filtered; otherwise the values follow
+// section 0 in its buffer when it has room for them.
+func (ds *Dataset) packSparseChunk(scaled, dims []uint64, sec0, vals, raw []byte) ([]byte, *stcRecord, error) {
+	g, s := ds.geom, ds.layout.stc
 	partial := false
 	if s.flags&stcDontFilterPartial != 0 {
 		for i, c := range g.chunk {
 			partial = partial || (scaled[i]+1)*c > dims[i]
 		}
 	}
-	rec := &stcRecord{offsets: make([]uint64, 2)}
+	rec := &stcRecord{offsets: []uint64{0, uint64(len(sec0))}}
 	if ds.SectionFilters != nil {
 		rec.unfiltered = []uint64{uint64(len(sec0)), uint64(len(vals))}
 		rec.masks = make([]uint32, 2)
 	}
+	filtered := false
 	secs := [][]byte{sec0, vals}
 	for i, sec := range secs {
 		if i < len(ds.SectionFilters) && ds.SectionFilters[i] != nil && !partial {
@@ -56,18 +69,22 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: section %d: %w", ds.f.name, ds.Path, scaled, i, err)
 			}
-			secs[i], rec.masks[i] = enc, mask
+			secs[i], rec.masks[i], filtered = enc, mask, true
 		}
 	}
-	out := sec0 // with room for the values
-	if len(ds.SectionFilters) > 0 && ds.SectionFilters[0] != nil && !partial {
+	var out []byte
+	switch {
+	case raw != nil && !filtered:
+		out = raw
+	case len(ds.SectionFilters) > 0 && ds.SectionFilters[0] != nil && !partial, raw != nil:
 		out = make([]byte, 0, len(secs[0])+len(secs[1]))
-		out = append(out, secs[0]...)
+		out = append(append(out, secs[0]...), secs[1]...)
+	default:
+		out = append(sec0, secs[1]...) // with room for the values
 	}
-	rec.offsets[1] = uint64(len(out))
-	out = append(out, secs[1]...)
+	rec.offsets[1] = uint64(len(secs[0]))
 	if s.csl < 8 && uint64(len(out)) >= 1<<(8*s.csl) {
-		return nil, nil, fail("%d bytes do not fit the index's %d-byte chunk size field", len(out), s.csl)
+		return nil, nil, fmt.Errorf("%s: %s: structured chunk %v: %d bytes do not fit the index's %d-byte chunk size field", ds.f.name, ds.Path, scaled, len(out), s.csl)
 	}
 	return out, rec, nil
 }
@@ -83,33 +100,53 @@ func (ds *Dataset) encodeSparseChunk(scaled, dims, idx []uint64, vals []byte) ([
 // removed from the index, as the prototype's erase does (§10). Positions
 // must lie inside the dataset's current extent (SetExtent first).
 func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) error {
-	if err := tx.check(); err != nil {
-		return err
-	}
-	d, err := tx.dataset(path)
+	d, err := tx.sparseDataset(path)
 	if err != nil {
 		return err
 	}
+	if err := d.checkSparseChunk(scaled, idx); err != nil {
+		return err
+	}
+	return d.storeSparseChunk(scaled, d.ds.geom.dims, idx, vals)
+}
+
+// sparseDataset returns the writer of the structured-chunk dataset at
+// path.
+func (tx *Tx) sparseDataset(path string) (*dsWriter, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	d, err := tx.dataset(path)
+	if err != nil {
+		return nil, err
+	}
 	ds := d.ds
 	if !ds.IsSparse() {
-		return d.errf("WriteSparseChunk on a %s dataset that is not sparse", ds.Layout())
+		return nil, d.errf("sparse chunk write on a %s dataset that is not sparse", ds.Layout())
 	}
 	if err := ds.checkStructured(); err != nil {
-		return ds.err(err)
+		return nil, ds.err(err)
 	}
-	g := ds.geom
+	return d, nil
+}
+
+// checkSparseChunk checks that the chunk at scaled lies inside the
+// dataset's extent and that so do the positions idx (ascending) in it.
+func (d *dsWriter) checkSparseChunk(scaled, idx []uint64) error {
+	g := d.ds.geom
 	if len(scaled) != len(g.chunk) {
 		return d.errf("chunk coordinates %v for rank %d", scaled, len(g.chunk))
 	}
+	inside := true // the whole chunk lies inside the extent
 	for i, s := range scaled {
 		if s >= (g.dims[i]+g.chunk[i]-1)/g.chunk[i] {
 			return d.errf("chunk %v lies outside the extent %v", scaled, g.dims)
 		}
+		inside = inside && (s+1)*g.chunk[i] <= g.dims[i]
 	}
 	total := product(g.chunk)
-	inside := true // the whole chunk lies inside the extent
-	for i, s := range scaled {
-		inside = inside && (s+1)*g.chunk[i] <= g.dims[i]
+	if inside && len(idx) > 0 && slices.IsSorted(idx) {
+		idx = idx[len(idx)-1:] // the largest stands for all
 	}
 	for _, p := range idx {
 		if p >= total {
@@ -122,26 +159,36 @@ func (tx *Tx) WriteSparseChunk(path string, scaled, idx []uint64, vals []byte) e
 			p /= g.chunk[i]
 		}
 	}
-	return d.storeSparseChunk(scaled, g.dims, idx, vals)
+	return nil
 }
 
 // storeSparseChunk encodes the structured chunk at scaled for the extent
-// dims (encodeSparseChunk), writes it in space freed by an earlier commit
-// or at the end of the file and sets its index record; with no position
-// it removes the chunk from the index. The old chunk's space is freed
-// for the commits after this one. A chunk that cannot be encoded is an error that leaves the
-// transaction usable.
+// dims (encodeSparseChunk) and stores it (storeEncoded); with no
+// position it removes the chunk from the index. A chunk that cannot be
+// encoded is an error that leaves the transaction usable.
 func (d *dsWriter) storeSparseChunk(scaled, dims, idx []uint64, vals []byte) error {
+	if len(idx) == 0 {
+		return d.storeEncoded(scaled, nil, nil)
+	}
+	enc, rec, err := d.ds.encodeSparseChunk(scaled, dims, idx, vals)
+	if err != nil {
+		return err
+	}
+	return d.storeEncoded(scaled, enc, rec)
+}
+
+// storeEncoded writes the encoded structured chunk enc (with its index
+// record rec) in space freed by an earlier commit or at the end of the
+// file and sets its index record; with no bytes it removes the chunk
+// from the index. The old chunk's space is freed for the commits after
+// this one.
+func (d *dsWriter) storeEncoded(scaled []uint64, enc []byte, rec *stcRecord) error {
 	loc := chunkLoc{scaled: slices.Clone(scaled), addr: undefAddr}
 	old, err := d.idx.get(scaled)
 	if err != nil {
 		return err
 	}
-	if len(idx) > 0 {
-		enc, rec, err := d.ds.encodeSparseChunk(scaled, dims, idx, vals)
-		if err != nil {
-			return err
-		}
+	if len(enc) > 0 {
 		loc.addr, loc.size, loc.stc = d.tx.allocReusable(uint64(len(enc))), uint64(len(enc)), rec
 		if err := d.tx.write(loc.addr, enc); err != nil {
 			return err

@@ -45,22 +45,15 @@ type Writer struct {
 // one (Writer.Share) must commit one at a time.
 type Chunks struct {
 	gen   uint64 // the file's generation after the last commit
-	m     map[string]*known
+	m     map[string]*h5core.SparseContent
 	bytes int
-}
-
-// known is the content of one chunk: its positions (ascending) and
-// values; no position when the chunk is not stored.
-type known struct {
-	idx  []uint64
-	vals []byte
 }
 
 // maxKnownBytes bounds what a Chunks keeps: past it, it starts afresh.
 const maxKnownBytes = 256 << 20
 
 // NewChunks returns an empty Chunks.
-func NewChunks() *Chunks { return &Chunks{m: map[string]*known{}} }
+func NewChunks() *Chunks { return &Chunks{m: map[string]*h5core.SparseContent{}} }
 
 // reset forgets every chunk.
 func (c *Chunks) reset() {
@@ -69,17 +62,18 @@ func (c *Chunks) reset() {
 }
 
 // put records a chunk's content after a commit.
-func (c *Chunks) put(key string, k *known) {
+func (c *Chunks) put(key string, k *h5core.SparseContent) {
 	if old := c.m[key]; old != nil {
-		c.bytes -= 8*len(old.idx) + len(old.vals)
+		c.bytes -= old.Bytes()
 	}
 	c.m[key] = k
-	c.bytes += 8*len(k.idx) + len(k.vals)
+	c.bytes += k.Bytes()
 }
 
 // chunkEdit is the pending change of one chunk: its edits in the order
 // they were made.
 type chunkEdit struct {
+	key    string
 	scaled []uint64
 	edits  []edit
 }
@@ -165,7 +159,7 @@ func (w *Writer) edit(p []uint64, val int) {
 	}
 	e := w.edits[string(key)]
 	if e == nil {
-		e = &chunkEdit{scaled: scaled}
+		e = &chunkEdit{key: string(key), scaled: scaled}
 		w.edits[string(key)] = e
 	}
 	e.edits = append(e.edits, edit{pos, val})
@@ -256,7 +250,7 @@ func (w *Writer) Commit() error {
 
 // apply writes every edited chunk, in row-major chunk order, and
 // returns the content of each edited chunk after the commit.
-func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) (map[string]*known, error) {
+func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) (map[string]*h5core.SparseContent, error) {
 	// another writer may have grown the extent since this one opened
 	shape := slices.Clone(ds.Shape())
 	for i, n := range w.shape {
@@ -268,82 +262,32 @@ func (w *Writer) apply(tx *h5core.Tx, ds *h5core.Dataset) (map[string]*known, er
 		}
 	}
 	w.shape = shape
-	keys := slices.Collect(maps.Keys(w.edits))
-	slices.SortFunc(keys, func(a, b string) int { return slices.Compare(w.edits[a].scaled, w.edits[b].scaled) })
-	after := map[string]*known{}
-	for _, key := range keys {
-		e := w.edits[key]
-		old, err := w.stored(ds, key, e.scaled)
-		if err != nil {
-			return nil, err
-		}
-		idx, vals, changed := w.merge(old, e)
-		if !changed {
-			after[key] = old
-			continue
-		}
-		if err := tx.WriteSparseChunk(w.path, e.scaled, idx, vals); err != nil {
-			return nil, err
-		}
-		after[key] = &known{idx, vals}
+	chunks := slices.Collect(maps.Values(w.edits))
+	slices.SortFunc(chunks, func(a, b *chunkEdit) int { return slices.Compare(a.scaled, b.scaled) })
+	ups := make([]h5core.SparseUpdate, len(chunks))
+	for i, e := range chunks {
+		ups[i] = h5core.SparseUpdate{Scaled: e.scaled, Old: w.known.m[e.key], Edits: w.lastEdits(e)}
 	}
-	return after, nil
+	after := make(map[string]*h5core.SparseContent, len(chunks))
+	err := tx.UpdateSparseChunks(w.path, ups, func(i int, c *h5core.SparseContent) { after[chunks[i].key] = c })
+	return after, err
 }
 
-// stored returns the committed content of the chunk at scaled (key):
-// as the last commit left it, or read from the file.
-func (w *Writer) stored(ds *h5core.Dataset, key string, scaled []uint64) (*known, error) {
-	if k := w.known.m[key]; k != nil {
-		return k, nil
-	}
-	c, err := ds.SparseChunkAt(scaled)
-	if err != nil || c == nil {
-		return &known{}, err
-	}
-	idx, vals, err := c.Positions()
-	return &known{idx, vals}, err
-}
-
-// merge returns the chunk's defined positions (ascending) and values
-// after the edit, and whether anything changed.
-func (w *Writer) merge(old *known, e *chunkEdit) ([]uint64, []byte, bool) {
-	oidx, ovals := old.idx, old.vals
-	// the last edit of each position, ascending
+// lastEdits returns the last edit of each position of a chunk, ascending
+// by position.
+func (w *Writer) lastEdits(e *chunkEdit) []h5core.SparseEdit {
 	slices.SortStableFunc(e.edits, func(a, b edit) int { return cmp.Compare(a.pos, b.pos) })
-	eds := e.edits[:0]
+	out := make([]h5core.SparseEdit, 0, len(e.edits))
 	for _, ed := range e.edits {
-		if n := len(eds); n > 0 && eds[n-1].pos == ed.pos {
-			eds[n-1] = ed
+		var v []byte
+		if ed.val >= 0 {
+			v = w.vals[ed.val : ed.val+w.es : ed.val+w.es]
+		}
+		if n := len(out); n > 0 && out[n-1].Pos == ed.pos {
+			out[n-1].Val = v
 			continue
 		}
-		eds = append(eds, ed)
+		out = append(out, h5core.SparseEdit{Pos: ed.pos, Val: v})
 	}
-	es := w.es
-	idx := make([]uint64, 0, len(oidx)+len(eds))
-	vals := make([]byte, 0, (len(oidx)+len(eds))*es)
-	changed := false
-	i := 0
-	for _, ed := range eds {
-		// the old positions before the edit, copied in one piece
-		k := i
-		for k < len(oidx) && oidx[k] < ed.pos {
-			k++
-		}
-		idx, vals = append(idx, oidx[i:k]...), append(vals, ovals[i*es:k*es]...)
-		i = k
-		had := i < len(oidx) && oidx[i] == ed.pos
-		switch {
-		case ed.val < 0:
-			changed = changed || had
-		default:
-			v := w.vals[ed.val : ed.val+es]
-			changed = changed || !had || !slices.Equal(ovals[i*es:(i+1)*es], v)
-			idx, vals = append(idx, ed.pos), append(vals, v...)
-		}
-		if had {
-			i++
-		}
-	}
-	idx, vals = append(idx, oidx[i:]...), append(vals, ovals[i*es:]...)
-	return idx, vals, changed
+	return out
 }
