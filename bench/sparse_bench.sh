@@ -86,7 +86,9 @@ PYEOF
 )
 printf 'COO: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f (CPU per build: h5fs %.3f s, h5py+scipy %.3f s)\n' "$go_coo" "$py_coo" "$(echo "$go_coo / $py_coo" | bc -l)" "$go_coo_cpu" "$py_coo_cpu"
 printf 'CSR: h5fs %.3g elements/s, h5py+scipy %.3g elements/s, ratio %.2f (CPU per build: h5fs %.3f s, h5py+scipy %.3f s)\n' "$go_csr" "$py_csr" "$(echo "$go_csr / $py_csr" | bc -l)" "$go_csr_cpu" "$py_csr_cpu"
-printf 'ceiling (stored chunks read and verified, nothing rendered): %.3g elements/s (CPU per pass %.3f s); COO at %.0f%%, CSR at %.0f%% of it\n' "$go_stored" "$go_stored_cpu" "$(echo "100 * $go_coo / $go_stored" | bc -l)" "$(echo "100 * $go_csr / $go_stored" | bc -l)"
+printf 'ceiling (stored chunks read and verified, nothing rendered): %.3g elements/s (CPU per pass %.3f s); COO at %.0f%%, CSR at %.0f%% of its speed, at %.0f%% and %.0f%% of its CPU efficiency\n' "$go_stored" "$go_stored_cpu" \
+	"$(echo "100 * $go_coo / $go_stored" | bc -l)" "$(echo "100 * $go_csr / $go_stored" | bc -l)" \
+	"$(echo "100 * $go_stored_cpu / $go_coo_cpu" | bc -l)" "$(echo "100 * $go_stored_cpu / $go_csr_cpu" | bc -l)"
 
 # through the mount
 BIN=$BENCH_DIR/h5fs
