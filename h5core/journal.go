@@ -17,14 +17,23 @@ import (
 // the file are not journaled, the journal's header records the old size
 // instead. Layout, all little-endian:
 //
-//	header:  "H5FSJRNL" | version u32 (1) | reserved u32 | old size u64 | lookup3 u32 | pad u32
-//	records: offset u64 | length u32 | old bytes | lookup3 u32 of the preceding fields
+//	header:  "H5FSJRNL" | version u32 (1 or 2) | salt u32 | old size u64 | lookup3 u32 | pad u32
+//	records: offset u64 | length u32 | old bytes | lookup3 u32 (seeded with the salt) of the preceding fields
 //
 // A journal is hot when its header is intact. Rolling back writes the
 // intact records back in reverse order (each holds the content the range
 // had before the transaction), truncates the file to the old size, syncs,
 // and removes the journal. A torn last record was never acted on: its
 // range is only overwritten after the record is durable.
+//
+// An RW keeps its journal file from one transaction to the next (as
+// SQLite's persistent journal mode does): a commit wipes the header
+// instead of removing the file, and the next transaction writes its own
+// header and records over it, so a commit costs no file creation,
+// directory sync and removal. Each transaction's header carries a salt of
+// its own (version 2; version 1 is salt 0), which seeds its records'
+// checksums: the records of an earlier transaction left past the end of
+// this one's do not check, and end the journal as a torn record does.
 
 const (
 	journalMagic      = "H5FSJRNL"
@@ -41,11 +50,17 @@ func JournalPath(name string) string { return name + "-journal" }
 type journal struct {
 	fsys    FS
 	path    string
-	fh      FSFile      // nil until the first record
-	end     int64       // bytes written to fh
+	fh      FSFile      // nil until the first record, unless kept from an earlier transaction
+	active  bool        // this transaction's header is written (or being written): fh holds its records
+	salt    uint32      // this transaction's
+	end     int64       // bytes of this transaction written to fh
 	oldSize int64       // size of the data file when the transaction began
 	saved   []byteRange // ranges of the data file already journaled, sorted
 }
+
+// maxKeptJournal is the largest journal a commit wipes and keeps for the
+// next transaction; a larger one is removed, to give its space back.
+const maxKeptJournal = 16 << 20
 
 // byteRange is a byte range [off, end) of a file.
 type byteRange struct{ off, end int64 }
@@ -109,17 +124,17 @@ func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 			return fmt.Errorf("create rollback journal: %w", err)
 		}
 		j.fh, created = fh, true
-		hdr := make([]byte, journalHeaderSize)
-		copy(hdr, journalMagic)
-		binary.LittleEndian.PutUint32(hdr[8:], 1)
-		binary.LittleEndian.PutUint64(hdr[16:], uint64(j.oldSize))
-		binary.LittleEndian.PutUint32(hdr[24:], lookup3(hdr[:24], 0))
-		if _, err := fh.WriteAt(hdr, 0); err != nil {
-			return fmt.Errorf("write rollback journal: %w", err)
-		}
-		j.end = journalHeaderSize
 	}
 	var buf []byte
+	if !j.active {
+		hdr := make([]byte, journalHeaderSize)
+		copy(hdr, journalMagic)
+		binary.LittleEndian.PutUint32(hdr[8:], 2)
+		binary.LittleEndian.PutUint32(hdr[12:], j.salt)
+		binary.LittleEndian.PutUint64(hdr[16:], uint64(j.oldSize))
+		binary.LittleEndian.PutUint32(hdr[24:], lookup3(hdr[:24], 0))
+		buf, j.end = hdr, 0
+	}
 	for _, s := range todo {
 		n := s.end - s.off
 		rec := make([]byte, journalRecordHead+n+4)
@@ -128,9 +143,10 @@ func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 		if _, err := data.ReadAt(rec[journalRecordHead:journalRecordHead+n], s.off); err != nil {
 			return fmt.Errorf("read bytes to journal at %#x: %w", s.off, err)
 		}
-		binary.LittleEndian.PutUint32(rec[journalRecordHead+n:], lookup3(rec[:journalRecordHead+n], 0))
+		binary.LittleEndian.PutUint32(rec[journalRecordHead+n:], lookup3(rec[:journalRecordHead+n], j.salt))
 		buf = append(buf, rec...)
 	}
+	j.active = true // from here on a rollback goes through the journal file
 	if _, err := j.fh.WriteAt(buf, j.end); err != nil {
 		return fmt.Errorf("write rollback journal: %w", err)
 	}
@@ -186,22 +202,40 @@ func together(fns []func() error) error {
 	return err
 }
 
-// remove deletes the journal: the commit point of a transaction. The
-// removal is left for the file system to make durable (RW.Close syncs
-// the directory): if a crash undoes it, the next open rolls back a
+// finish is the commit point of a transaction that journaled: its header
+// wiped, the file kept for the next transaction (keep), or the file
+// removed. Either is left for the file system to make durable (RW.Close
+// syncs the directory): if a crash undoes it, the next open rolls back a
 // committed transaction, to the consistent file it began with. The next
-// transaction's journal is a new file, whose creation is synced before
-// it is relied on, so this one's records stay intact until then.
-func (j *journal) remove() error {
+// transaction's header is synced before it is relied on, which makes this
+// wipe durable too (a new file's creation is synced with it).
+func (j *journal) finish(keep bool) error {
+	if !j.active {
+		return nil
+	}
+	j.active, j.saved = false, nil
+	if keep && j.end <= maxKeptJournal {
+		if _, err := j.fh.WriteAt(make([]byte, len(journalMagic)), 0); err != nil {
+			return fmt.Errorf("wipe rollback journal: %w", err)
+		}
+		return nil
+	}
+	return j.close(true)
+}
+
+// close closes the journal file, and removes it when remove is set.
+func (j *journal) close(remove bool) error {
 	if j.fh == nil {
 		return nil
 	}
 	j.fh.Close()
-	j.fh = nil
-	if err := j.fsys.Remove(j.path); err != nil {
+	j.fh, j.active = nil, false
+	if !remove {
+		return nil
+	}
+	if err := j.fsys.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove rollback journal: %w", err)
 	}
-	j.saved = nil
 	return nil
 }
 
@@ -302,7 +336,12 @@ func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err 
 	if string(hdr[:8]) != journalMagic || binary.LittleEndian.Uint32(hdr[24:]) != lookup3(hdr[:24], 0) {
 		return nil, 0, false, nil
 	}
-	if v := binary.LittleEndian.Uint32(hdr[8:]); v != 1 {
+	var salt uint32
+	switch v := binary.LittleEndian.Uint32(hdr[8:]); v {
+	case 1:
+	case 2:
+		salt = binary.LittleEndian.Uint32(hdr[12:])
+	default:
 		return nil, 0, false, fmt.Errorf("journal version %d unknown", v)
 	}
 	oldSize = int64(binary.LittleEndian.Uint64(hdr[16:]))
@@ -319,7 +358,7 @@ func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err 
 		if _, err := jf.ReadAt(rec, pos); err != nil {
 			return nil, 0, false, err
 		}
-		if binary.LittleEndian.Uint32(rec[journalRecordHead+n:]) != lookup3(rec[:journalRecordHead+n], 0) {
+		if binary.LittleEndian.Uint32(rec[journalRecordHead+n:]) != lookup3(rec[:journalRecordHead+n], salt) {
 			break // torn
 		}
 		recs = append(recs, journalRecord{int64(binary.LittleEndian.Uint64(rec)), rec[journalRecordHead : journalRecordHead+n]})

@@ -3,6 +3,7 @@ package h5core
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,8 @@ type RW struct {
 	ov   *overlay
 	f    *File // the writer's view: reads see the transaction's writes
 	tx   *Tx
+	jfh  FSFile // the rollback journal kept between transactions (journal.finish), or nil
+	salt uint32 // the last transaction's journal salt
 
 	space freeSpace // space freed by commits, for reuse (space.go)
 }
@@ -74,6 +77,7 @@ func OpenRWWith(name string, opt RWOptions) (*RW, error) {
 		return nil, err
 	}
 	w := &RW{fsys: fsys, name: name, fh: fh}
+	w.salt = rand.Uint32()
 	if err := w.load(); err != nil {
 		fh.Close()
 		return nil, err
@@ -175,6 +179,13 @@ func (w *RW) Close() error {
 	var err error
 	if w.tx != nil {
 		err = w.tx.Rollback()
+	}
+	if w.jfh != nil { // wiped by the last commit
+		j := &journal{fsys: w.fsys, path: JournalPath(w.name), fh: w.jfh}
+		if jerr := j.close(true); err == nil {
+			err = jerr
+		}
+		w.jfh = nil
 	}
 	if serr := w.fsys.SyncDir(filepath.Dir(JournalPath(w.name))); err == nil {
 		err = serr // the last commit's removal of its journal

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // Tx is a transaction on a file open for writing (RW.Begin). Its
@@ -90,9 +91,10 @@ func (w *RW) Begin() (*Tx, error) {
 	rel := uint64(size) - w.f.base
 	sbEOA := w.f.sb.relEOF()
 	eoa := max(sbEOA, rel)
+	w.salt++
 	tx := &Tx{w: w, oldSize: size, eoa: eoa, beginEOA: eoa, sbEOA: sbEOA,
 		dsets: map[string]*dsWriter{},
-		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size}}
+		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size, fh: w.jfh, salt: w.salt}}
 	w.tx = tx
 	return tx, nil
 }
@@ -126,13 +128,23 @@ func (tx *Tx) alloc(n uint64) uint64 {
 	return a
 }
 
-// write writes b at relative address addr: at once past the old end of
-// file, into the overlay (until the next barrier) before it.
-func (tx *Tx) write(addr uint64, b []byte) error {
+// write writes the bytes of a file structure, b, at relative address
+// addr: at once past the old end of file, into the overlay (until the
+// next barrier) before it. What the writer's File parsed from those bytes
+// is forgotten (RW.forget).
+func (tx *Tx) write(addr uint64, b []byte) error { return tx.put(addr, b, false) }
+
+// writeData is write for raw data (chunk and contiguous storage bytes),
+// from which no structure is parsed: only the decoded chunks are
+// forgotten.
+func (tx *Tx) writeData(addr uint64, b []byte) error { return tx.put(addr, b, true) }
+
+func (tx *Tx) put(addr uint64, b []byte, data bool) error {
 	abs := int64(addr + tx.w.f.base)
 	if abs+int64(len(b)) > tx.w.ov.size {
 		return fmt.Errorf("%s: write of %d bytes at %#x past the allocated end of file", tx.w.name, len(b), addr)
 	}
+	n0 := uint64(len(b))
 	if abs < tx.oldSize && !tx.inTaken(addr, uint64(len(b))) {
 		n := min(int64(len(b)), tx.oldSize-abs)
 		tx.w.ov.put(abs, b[:n])
@@ -144,7 +156,7 @@ func (tx *Tx) write(addr uint64, b []byte) error {
 		}
 		tx.fresh = true
 	}
-	tx.w.f.resetCaches()
+	tx.w.forget(addr, n0, data)
 	return nil
 }
 
@@ -258,15 +270,21 @@ func (tx *Tx) Commit() error {
 	if err := tx.fail(tx.apply()); err != nil {
 		return err
 	}
-	journaled := tx.j.fh != nil
-	if err := tx.fail(tx.j.remove()); err != nil {
+	// A transaction that freed space removes its journal, whose removal
+	// the reuse of that space makes durable first (allocReusable); the
+	// others keep the file for the next transaction.
+	journaled := tx.j.active
+	err := tx.j.finish(len(tx.freed) == 0)
+	tx.w.jfh = tx.j.fh
+	if err := tx.fail(err); err != nil {
 		return err
 	}
-	tx.w.space.unsynced = tx.w.space.unsynced || journaled
+	tx.w.space.unsynced = tx.w.space.unsynced || journaled && tx.j.fh == nil
 	tx.w.space.commit(tx.freed)
 	tx.done = true
 	tx.w.tx = nil
-	tx.w.f.resetCaches()
+	// What the writer's File holds was parsed from the overlay, which is
+	// now the file: it stays (every write forgot what it changed).
 	return nil
 }
 
@@ -282,12 +300,16 @@ func (tx *Tx) Rollback() error {
 	w.ov.pending, w.ov.epoch = nil, 0
 	w.space.giveBack(tx.taken, tx.beginEOA)
 	var err error
-	if tx.j.fh != nil {
-		tx.j.fh.Close()
-		tx.j.fh = nil
+	active := tx.j.active
+	w.jfh = nil
+	if active {
+		tx.j.close(false)
 		_, err = RecoverFS(w.fsys, w.name, nil)
 	} else {
-		err = w.fh.Truncate(tx.oldSize)
+		err = tx.j.close(true) // an earlier commit's, wiped: no journal is left
+		if terr := w.fh.Truncate(tx.oldSize); err == nil {
+			err = terr
+		}
 		if err == nil {
 			err = w.fh.Sync()
 		}
@@ -313,6 +335,10 @@ type overlay struct {
 	size    int64 // allocated size
 	pending []pendingWrite
 	epoch   int // ordering points so far in the transaction (orderPoint)
+	// readEnd is the end of the furthest read since the File's caches
+	// were last cleared: nothing the File holds was parsed from bytes
+	// past it (RW.forget).
+	readEnd atomic.Int64
 }
 
 // put adds an overwrite; one of the same range since the last barrier
@@ -331,6 +357,11 @@ func (o *overlay) put(off int64, b []byte) {
 func (o *overlay) ReadAt(p []byte, off int64) (int, error) {
 	if off >= o.size {
 		return 0, io.EOF
+	}
+	for end := off + int64(len(p)); ; {
+		if cur := o.readEnd.Load(); cur >= end || o.readEnd.CompareAndSwap(cur, end) {
+			break
+		}
 	}
 	want := p
 	if int64(len(p)) > o.size-off {
@@ -351,6 +382,62 @@ func (o *overlay) ReadAt(p []byte, off int64) (int, error) {
 		return len(p), io.EOF
 	}
 	return len(p), nil
+}
+
+// forget drops what the writer's File parsed from the n bytes at
+// relative address addr, which a transaction is changing: the decoded
+// chunks always; for a structure's bytes also the object header (and its
+// group's links) when they lie inside one that the File holds, nothing
+// more when no read reached them (new space), and else everything
+// (resetCaches). So the structures a
+// commit did not change stay parsed for the next transaction.
+func (w *RW) forget(addr, n uint64, data bool) {
+	f := w.f
+	f.cache = newChunkCache(f.cache.budget) // it also holds chunks never read (fill)
+	if data || int64(addr+f.base) >= w.ov.readEnd.Load() {
+		return
+	}
+	f.mu.Lock()
+	var hit []uint64
+	if len(f.headers) <= maxForgetScan {
+		for a, oh := range f.headers {
+			if oh.holds(addr, n) {
+				hit = append(hit, a)
+			}
+		}
+	}
+	for _, a := range hit {
+		delete(f.headers, a)
+		delete(f.links, a)
+	}
+	f.mu.Unlock()
+	if len(hit) == 0 {
+		w.ov.readEnd.Store(0)
+		f.resetCaches()
+	}
+}
+
+// maxForgetScan is the most object headers forget looks through for the
+// one a write changes; with more held it forgets everything.
+const maxForgetScan = 4096
+
+// holds reports whether the n bytes at addr lie inside one block of the
+// header: its first block with the prefix (and a version 2 header's
+// checksum), or a continuation block.
+func (oh *objectHeader) holds(addr, n uint64) bool {
+	for i, c := range oh.chunks {
+		start, end := c.addr, c.addr+c.size
+		if i == 0 {
+			start = oh.addr
+			if oh.version == 2 {
+				end += 4
+			}
+		}
+		if addr >= start && addr+n <= end && addr+n >= addr {
+			return true
+		}
+	}
+	return false
 }
 
 // resetCaches forgets every decoded structure: the writer changed the

@@ -146,7 +146,7 @@ func (d *dsWriter) writeAt(p []byte, off int64) error {
 		if l.addr == undefAddr {
 			return d.errf("contiguous storage never allocated: %v", ErrUnsupported)
 		}
-		return d.tx.write(l.addr+uint64(off), p)
+		return d.tx.writeData(l.addr+uint64(off), p)
 	case layoutCompact:
 		return d.writeCompact(p, off)
 	case layoutStructured:
@@ -191,7 +191,7 @@ func (d *dsWriter) writeInPlace(s []uint64, p []byte, off, end int64) (bool, err
 	}
 	chunkRuns(g, s, off, end, func(cByte, pByte, n int64) {
 		if err == nil {
-			err = d.tx.write(loc.addr+uint64(cByte), p[pByte:pByte+n])
+			err = d.tx.writeData(loc.addr+uint64(cByte), p[pByte:pByte+n])
 		}
 	})
 	return true, err
@@ -310,10 +310,10 @@ func (d *dsWriter) store(s []uint64, data []byte, old chunkLoc) error {
 			if lo == hi {
 				return nil
 			}
-			return d.tx.write(old.addr+uint64(lo), data[lo:hi])
+			return d.tx.writeData(old.addr+uint64(lo), data[lo:hi])
 		}
 		addr := d.tx.alloc(cb)
-		if err := d.tx.write(addr, data); err != nil {
+		if err := d.tx.writeData(addr, data); err != nil {
 			return err
 		}
 		return d.idx.set(chunkLoc{scaled: s, addr: addr, size: cb})
@@ -323,7 +323,7 @@ func (d *dsWriter) store(s []uint64, data []byte, old chunkLoc) error {
 		return err
 	}
 	addr := d.tx.alloc(uint64(len(enc)))
-	if err := d.tx.write(addr, enc); err != nil {
+	if err := d.tx.writeData(addr, enc); err != nil {
 		return err
 	}
 	return d.idx.set(chunkLoc{scaled: s, addr: addr, size: uint64(len(enc)), mask: mask})
