@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -344,8 +345,8 @@ func (e *CSVError) Unwrap() error { return e.Err }
 // into the lane's builders; header tells whether the first may be the
 // header line. It stops at the first line that does not parse (err).
 func (l *csvLane) parse(data []byte, header bool) {
-	l.line, l.lineOf, l.err = 0, l.lineOf[:0], nil
 	rows := bytes.Count(data, []byte{'\n'}) + 1
+	l.line, l.lineOf, l.err = 0, slices.Grow(l.lineOf[:0], rows), nil
 	for _, b := range l.build {
 		b.Reserve(rows)
 	}

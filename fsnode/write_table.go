@@ -272,6 +272,15 @@ func (a *csvAppender) encode() error {
 			}
 		}
 	}()
+	rows := 0
+	for _, b := range bs {
+		rows += len(b.Lines)
+	}
+	for j, c := range a.tb.Columns { // room by doubling: append's growth by a quarter copies each byte several times
+		if need := len(a.cols[j]) + rows*c.Type.Size; need > cap(a.cols[j]) {
+			a.cols[j] = slices.Grow(a.cols[j], max(need, 2*cap(a.cols[j]))-len(a.cols[j]))
+		}
+	}
 	for _, b := range bs {
 		for j, c := range a.tb.Columns {
 			var err error
