@@ -1,10 +1,12 @@
 package fsnode
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 	"time"
 
+	"github.com/h5fs/h5fs/table"
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 )
 
@@ -27,8 +29,25 @@ import (
 
 // staleGrace is how long a new tree is not reported out of date by an
 // open: a file written without pause would otherwise fail the kernel's
-// one retry too.
+// one retry too. The grace runs from the tree's making and from each
+// walk that reached it while it was young: the kernel's retry, a walk
+// and an open, would otherwise fail when the grace ends in between.
 const staleGrace = 200 * time.Millisecond
+
+// young reports whether the member's tree is in its grace; m.mu is held.
+func (m *member) young() bool {
+	return time.Since(m.builtAt) < staleGrace || time.Since(m.handedAt) < staleGrace
+}
+
+// handed notes that a walk reached tree t (a lookup in the file's
+// directory), which extends its grace if it is young.
+func (m *member) handed(t *Tree) {
+	m.mu.Lock()
+	if m.tree == t && time.Since(m.builtAt) < staleGrace {
+		m.handedAt = time.Now()
+	}
+	m.mu.Unlock()
+}
 
 // fileState is what tells two states of a file apart.
 type fileState struct {
@@ -70,7 +89,7 @@ func (m *member) stale(t *Tree, st fileState) bool {
 		return false
 	}
 	m.mu.Lock()
-	current, young := m.tree == t, time.Since(m.builtAt) < staleGrace
+	current, young := m.tree == t, m.young()
 	m.mu.Unlock()
 	if current && young {
 		return false
@@ -83,11 +102,25 @@ func (m *member) stale(t *Tree, st fileState) bool {
 // it in state st, however young t is, and if so drops t. It serves a read
 // of t that failed: the writer may have torn the state the read met.
 func (m *member) changed(t *Tree, st fileState) bool {
-	if now, err := statFile(m.name); err != nil || now == st {
+	if !m.moved(st) {
 		return false
 	}
 	m.drop(t, false)
+	time.Sleep(tornPause)
 	return true
+}
+
+// tornPause is how long a read that met a torn state waits before its
+// ESTALE: the kernel walks again at once, and would otherwise meet the
+// same change of the writer again, and fail (its retry is the only one).
+const tornPause = 20 * time.Millisecond
+
+// moved reports whether the file may have changed since state st: it
+// has, or st was seen within the clock tick of its mtime (a write in the
+// same tick shows no change).
+func (m *member) moved(st fileState) bool {
+	now, err := statFile(m.name)
+	return err == nil && (now != st || !st.settled)
 }
 
 // maxTornRetries bounds the attempts to make a tree from a file that a
@@ -99,7 +132,7 @@ const maxTornRetries = 5
 // was made (and it is not brand new); wait as for drop.
 func (m *member) dropIfChanged(wait bool) {
 	m.mu.Lock()
-	t, st, young := m.tree, m.state, time.Since(m.builtAt) < staleGrace
+	t, st, young := m.tree, m.state, m.young()
 	m.mu.Unlock()
 	if t == nil || young {
 		return
@@ -123,6 +156,31 @@ func (t *Tree) torn() bool {
 	return t.opt.changed != nil && t.opt.changed()
 }
 
+// tornTable reports whether a table probed while the file changes met
+// a torn state: it was refused (a column shorter than NROWS: a SWMR
+// writer's flush may publish NROWS before a column's extent), or some of
+// its parts could not be read (a column's header, say, that the writer
+// was rewriting: the table without that column is no table of one
+// state). It is then neither shown nor logged; the caller's error has the
+// tree made again or the kernel walk the path again. In a file that does
+// not change, such tables are defects, shown with their findings.
+func (t *Tree) tornTable(tb *table.Table, findings []table.Finding) bool {
+	torn := tb == nil && table.HasErrors(findings)
+	if tb != nil {
+		for _, f := range tb.Findings {
+			torn = torn || f.Severity == table.SevError && f.Rule == "HDF5"
+		}
+	}
+	return torn && t.moving()
+}
+
+// moving reports whether the tree's file may have changed since the tree
+// was made: a failure to read it then is not logged, being most likely a
+// torn state, which the caller's ESTALE has the kernel walk past.
+func (t *Tree) moving() bool {
+	return t.opt.moved != nil && t.opt.moved()
+}
+
 // treeOf returns the tree a node of the mount belongs to, or nil.
 func treeOf(in *gofs.Inode) *Tree {
 	switch n := in.Operations().(type) {
@@ -134,4 +192,38 @@ func treeOf(in *gofs.Inode) *Tree {
 		return n.t
 	}
 	return nil
+}
+
+// A file replaced by another (an editor's save writes a new file and
+// renames it over the old one; so do rsync and many exporters) has a new
+// inode: it is a change like any other, seen at the next open. The open
+// views of the old state keep reading the old file through the
+// descriptor of its tree, which, unlike that of a file changed in place,
+// is not closed when the tree is dropped but left to the descriptor pool
+// (which closes it when descriptors are needed, as for a file not in
+// use). A descriptor closed meanwhile is never opened again on the new
+// file, whose bytes are not those the old tree describes: such a read
+// fails.
+
+// replaced reports whether the file at name is no longer the one of
+// state st: another file, or none.
+func replaced(name string, st fileState) bool {
+	now, err := statFile(name)
+	return st.ino != 0 && (err != nil || now.ino != st.ino)
+}
+
+// openSame opens the named file if it is still the file of inode ino
+// (any file for ino 0).
+func openSame(name string, ino uint64) (*os.File, error) {
+	fh, err := os.Open(name)
+	if err != nil || ino == 0 {
+		return fh, err
+	}
+	if st, err := fh.Stat(); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Ino != ino {
+			fh.Close()
+			return nil, fmt.Errorf("%s: replaced by another file since it was opened", name)
+		}
+	}
+	return fh, nil
 }

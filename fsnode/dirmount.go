@@ -140,6 +140,7 @@ func (d *DirTree) Close() {
 	for _, m := range ms {
 		m.evict()
 	}
+	d.fds.closeAll() // those left to views of replaced files
 }
 
 // Opened returns how many times an HDF5 file has been opened so far.
@@ -221,15 +222,16 @@ type member struct {
 	rel  string // relative to the mount's root
 	node *memberNode
 
-	mu      sync.Mutex
-	tree    *Tree
-	r       *reopener
-	state   fileState // of the file when tree was made
-	builtAt time.Time // when tree was made
-	err     error     // why the file cannot be opened
-	errAt   time.Time // the file's mtime when it failed
-	lastUse time.Time
-	elem    *list.Element // in d.open while open
+	mu       sync.Mutex
+	tree     *Tree
+	r        *reopener
+	state    fileState // of the file when tree was made
+	builtAt  time.Time // when tree was made
+	handedAt time.Time // when a walk last reached tree while young
+	err      error     // why the file cannot be opened
+	errAt    time.Time // the file's mtime when it failed
+	lastUse  time.Time
+	elem     *list.Element // in d.open while open
 }
 
 // get returns the file's tree, opening the file if it is not open or has
@@ -248,7 +250,7 @@ func (m *member) get() (*Tree, error) {
 	if m.tree == nil {
 		for try := 0; ; try++ {
 			m.tree, m.r, m.state, m.err = m.openTree()
-			if now, err := statFile(m.name); m.err == nil || err != nil || now == m.state || try == maxTornRetries {
+			if m.err == nil || !m.moved(m.state) || try == maxTornRetries {
 				break
 			}
 			time.Sleep(time.Duration(try+1) * 5 * time.Millisecond) // let the writer finish
@@ -283,7 +285,7 @@ func (m *member) openTree() (*Tree, *reopener, fileState, error) {
 	if err := h5core.RecoverForRead(m.name); err != nil {
 		return nil, nil, st, err
 	}
-	r := &reopener{pool: m.d.fds, name: m.name}
+	r := &reopener{pool: m.d.fds, name: m.name, ino: st.ino}
 	f, err := h5core.NewFile(r, st.size, m.name, m.d.opt.File)
 	if err != nil {
 		r.close()
@@ -294,6 +296,7 @@ func (m *member) openTree() (*Tree, *reopener, fileState, error) {
 	var t *Tree
 	opt.stale = func() bool { return m.stale(t, st) }
 	opt.changed = func() bool { return m.changed(t, st) }
+	opt.moved = func() bool { return m.moved(st) }
 	err = guard(func() (err error) { t, err = New(f, opt); return err })
 	if err != nil {
 		r.close()
@@ -343,7 +346,7 @@ func (m *member) drop(t *Tree, wait bool) {
 		m.mu.Unlock()
 		return
 	}
-	r := m.r
+	r, st := m.r, m.state
 	m.tree, m.r = nil, nil
 	m.mu.Unlock()
 	d := m.d
@@ -353,7 +356,9 @@ func (m *member) drop(t *Tree, wait bool) {
 		m.elem = nil
 	}
 	d.mu.Unlock()
-	r.close()
+	if !replaced(m.name, st) { // else the old file's views read on (changes.go)
+		r.close()
+	}
 	if n := m.node; n != nil {
 		n.forget(wait)
 	}
@@ -505,6 +510,7 @@ func (n *memberNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if err != nil {
 		return nil, syscall.EIO
 	}
+	n.m.handed(t)
 	if ch := n.GetChild(name); ch != nil && treeOf(ch) != t {
 		n.RmChild(name) // made from an older tree meanwhile
 	}
@@ -589,6 +595,7 @@ type fdPool struct {
 type reopener struct {
 	pool *fdPool
 	name string
+	ino  uint64 // of the file first opened; another one is not read
 
 	mu   sync.RWMutex
 	fh   *os.File
@@ -635,7 +642,7 @@ func (r *reopener) with(fn func(*os.File)) error {
 func (r *reopener) reopen() error {
 	r.mu.Lock()
 	if r.fh == nil {
-		fh, err := os.Open(r.name)
+		fh, err := openSame(r.name, r.ino)
 		if err != nil {
 			r.mu.Unlock()
 			return fmt.Errorf("reopen: %w", err)
@@ -661,6 +668,19 @@ func (r *reopener) close() {
 		r.fh = nil
 	}
 	r.mu.Unlock()
+}
+
+// closeAll closes every descriptor of the pool.
+func (p *fdPool) closeAll() {
+	var rs []*reopener
+	p.mu.Lock()
+	for e := p.lru.Front(); e != nil; e = e.Next() {
+		rs = append(rs, e.Value.(*reopener))
+	}
+	p.mu.Unlock()
+	for _, r := range rs {
+		r.close()
+	}
 }
 
 // use marks r used now and closes the least recently used descriptors

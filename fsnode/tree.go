@@ -50,8 +50,10 @@ type Options struct {
 
 	// stale, if set, reports whether the HDF5 file has changed since the
 	// tree was made (see changes.go); changed does too, without stale's
-	// grace for new trees.
-	stale, changed func() bool
+	// grace for new trees, and drops the tree; moved does too (or that
+	// the change may not show yet), without dropping it: it may run while
+	// the tree is being made.
+	stale, changed, moved func() bool
 }
 
 // Tree is the file tree of one HDF5 file. Directories are listed when
@@ -124,6 +126,10 @@ func (t *Tree) maxSizedView() int64 {
 // that cannot be read.
 func (t *Tree) probe(o *h5core.Object) (tb *table.Table, bad, err error) {
 	tb, findings, err := table.Probe(t.f, o, table.Lenient)
+	if t.tornTable(tb, findings) {
+		err = fmt.Errorf("%s: %s: table not readable while the file changes", t.f.Name(), o.Path)
+		return nil, err, err
+	}
 	var first error
 	for _, fd := range findings {
 		if fd.Severity != table.SevError {
@@ -252,7 +258,7 @@ func (t *Tree) get(f *file) (View, error) {
 		if f.err == nil && f.view == nil {
 			f.err = fmt.Errorf("%s: no content", f.path)
 		}
-		if f.err != nil {
+		if f.err != nil && !t.moving() {
 			t.opt.Log.Printf("h5fs: %s: %v", f.path, f.err)
 		}
 	}

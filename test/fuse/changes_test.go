@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,32 @@ func energyRows(csv string, run int) (int, error) {
 		}
 	}
 	return len(lines) - 1, nil
+}
+
+// energyRaw is energyRows for an energy.raw.
+func energyRaw(b []byte, run int) (int, error) {
+	if len(b)%8 != 0 {
+		return 0, fmt.Errorf("%d bytes", len(b))
+	}
+	for i := 0; i < len(b)/8; i++ {
+		if v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])); v != float64(i)*0.5+float64(run) {
+			return 0, fmt.Errorf("row %d is %g; want %g (a torn state?)", i, v, float64(i)*0.5+float64(run))
+		}
+	}
+	return len(b) / 8, nil
+}
+
+// maxRefused bounds the opens a reader may see refused with ESTALE in one
+// run of the tests below: rarely (about one run in 50 of ~5,000 opens per
+// reader) the kernel's retry of an ESTALE meets a torn state of the file
+// again (README, files that change underneath). Any other failure of an
+// open, or more refusals, fail the test.
+const maxRefused = 2
+
+// refusedOpen reports an open refused with ESTALE.
+func refusedOpen(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && pe.Op == "open" && errors.Is(err, syscall.ESTALE)
 }
 
 // TestFileChanges appends to a mounted file with h5py (plain libhdf5
@@ -94,6 +121,40 @@ func TestFileChanges(t *testing.T) {
 	}
 }
 
+// TestFileReplaced saves another run file over a mounted one as an
+// editor does (a new file renamed over the old): the next open sees the
+// new file, and a view opened before, first read after the change (so
+// through the mount, not the page cache), reads the old file to the end.
+func TestFileReplaced(t *testing.T) {
+	file := filepath.Join(fusetest.MakeRuns(t, 1), "run0000.h5")
+	mp := fusetest.MountFile(t, file, nil)
+	energy := filepath.Join(mp, "events", "energy.csv")
+	if n, err := energyRows(readFile(t, energy), 0); n != 10 || err != nil {
+		t.Fatalf("before: %d rows, %v; want 10", n, err)
+	}
+	held, err := os.Open(filepath.Join(mp, "events", "energy.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	time.Sleep(300 * time.Millisecond) // the mount's grace for new states
+
+	appendRun(t, "replace", file, "3") // 13 rows of run 3
+	if n, err := energyRows(readFile(t, energy), 3); n != 13 || err != nil {
+		t.Errorf("after the save: %d rows, %v; want run 3's 13", n, err)
+	}
+	if n, err := energyRaw([]byte(readFile(t, filepath.Join(mp, "events", "energy.raw"))), 3); n != 13 || err != nil {
+		t.Errorf("energy.raw opened after the save: %d rows, %v; want run 3's 13", n, err)
+	}
+	old, err := io.ReadAll(held)
+	if err != nil {
+		t.Fatalf("energy.raw opened before the save: %v", err)
+	}
+	if n, err := energyRaw(old, 0); n != 10 || err != nil {
+		t.Errorf("energy.raw opened before the save: %d rows, %v; want run 0's 10", n, err)
+	}
+}
+
 // TestFileChangesSWMR reads a mounted file over and over while a libhdf5
 // SWMR writer appends to it: every read is one state of the table, the
 // row counts never go back, and the last read has every row.
@@ -113,9 +174,13 @@ func TestFileChangesSWMR(t *testing.T) {
 		defer close(done)
 		appendRun(t, "swmr", file, strconv.Itoa(steps), strconv.Itoa(rows))
 	}()
-	last, reads := 0, 0
+	last, reads, refused := 0, 0, 0
 	check := func() {
 		b, err := os.ReadFile(energy)
+		if refusedOpen(err) && refused < maxRefused {
+			refused++
+			return
+		}
 		if err != nil {
 			t.Errorf("read %d: %v", reads, err)
 			return
@@ -144,7 +209,7 @@ func TestFileChangesSWMR(t *testing.T) {
 	if want := 10 + run%7 + steps*rows; last != want {
 		t.Errorf("last read: %d rows; want %d", last, want)
 	}
-	t.Logf("%d consistent reads during %d SWMR appends", reads, steps)
+	t.Logf("%d consistent reads during %d SWMR appends, %d opens refused", reads, steps, refused)
 	var buf bytes.Buffer
 	buf.WriteString(readFile(t, filepath.Join(mp, "events.csv")))
 	if n := strings.Count(buf.String(), "\n"); n != 10+run%7+steps*rows+1 {
@@ -181,10 +246,10 @@ func TestFileChangesPlainViews(t *testing.T) {
 // each through a new open: every read is one state of the table (the
 // prefix of the rows written, row i holding i*0.5+run), a reader's row
 // counts never go back, and once the writer is done the next open shows
-// the final rows. An open may still fail (ESTALE, EIO) where the mount
-// met the table between two columns' updates (README, files that change
-// underneath): such refusals are counted, and must be the only errors
-// the mount logs; a read of an open view never fails.
+// the final rows. An open is refused (ESTALE) at most maxRefused times
+// per reader, and the mount logs nothing: a table met between two
+// columns' updates is the table of NROWS rows, a torn state is met again
+// from a later one.
 func readWhileAppending(t *testing.T, file string, run, final int, args ...string) {
 	var logs syncBuffer
 	mp := fusetest.MountFile(t, file, &logs)
@@ -211,17 +276,7 @@ func readWhileAppending(t *testing.T, file string, run, final int, args ...strin
 			}
 			return energyRows(col.String(), run)
 		},
-		"events/energy.raw": func(b []byte) (int, error) {
-			if len(b)%8 != 0 {
-				return 0, fmt.Errorf("%d bytes", len(b))
-			}
-			for i := 0; i < len(b)/8; i++ {
-				if v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])); v != float64(i)*0.5+float64(run) {
-					return 0, fmt.Errorf("row %d is %g; want %g (a torn state?)", i, v, float64(i)*0.5+float64(run))
-				}
-			}
-			return len(b) / 8, nil
-		},
+		"events/energy.raw": func(b []byte) (int, error) { return energyRaw(b, run) },
 		"events.arrow": func(b []byte) (int, error) {
 			r, err := ipc.NewFileReader(bytes.NewReader(b), ipc.WithAllocator(memory.DefaultAllocator))
 			if err != nil {
@@ -233,6 +288,9 @@ func readWhileAppending(t *testing.T, file string, run, final int, args ...strin
 				rec, err := r.RecordBatch(k)
 				if err != nil {
 					return 0, err
+				}
+				if rec.NumCols() != 2 {
+					return 0, fmt.Errorf("%d columns: %s (a torn state?)", rec.NumCols(), rec.Schema())
 				}
 				e := rec.Column(1).(*array.Float64)
 				for i := range e.Len() {
@@ -277,9 +335,10 @@ func readWhileAppending(t *testing.T, file string, run, final int, args ...strin
 					n, err = check(b)
 				}
 				mu.Lock()
-				var pe *os.PathError
-				if errors.As(err, &pe) && pe.Op == "open" {
-					res.refused++
+				if refusedOpen(err) {
+					if res.refused++; res.refused == maxRefused+1 {
+						t.Errorf("%s, open %d: more than %d opens refused: %v", view, res.reads+res.refused, maxRefused, err)
+					}
 					mu.Unlock()
 					continue
 				}
@@ -312,7 +371,7 @@ func readWhileAppending(t *testing.T, file string, run, final int, args ...strin
 		t.Logf("%s: %d reads, %d failed, %d opens refused, %d distinct states", view, res.reads, res.errs, res.refused, len(res.seen))
 	}
 	for _, l := range strings.Split(logs.String(), "\n") {
-		if l != "" && !strings.Contains(l, "§12 column") {
+		if l != "" {
 			t.Errorf("mount log: %s", l)
 		}
 	}

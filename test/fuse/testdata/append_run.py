@@ -9,10 +9,13 @@ usage: append_run.py plain FILE ROWS      append ROWS rows, add dataset /extra
                                            and closing the file each time and
                                            then pausing PAUSE seconds (0.02)
        append_run.py swmr-create FILE RUN  write a run file SWMR writers can open
+       append_run.py replace FILE RUN      write run file RUN beside FILE and rename
+                                           it over FILE, as an editor saves
        append_run.py swmr FILE STEPS ROWS [PAUSE]
                                            as a libhdf5 SWMR writer, append ROWS
                                            rows STEPS times, flushing each and
                                            then pausing PAUSE seconds (0.02)"""
+import os
 import sys
 import time
 
@@ -49,6 +52,10 @@ def main():
             time.sleep(pause)
     elif mode == "swmr-create":
         run_file(path, int(sys.argv[3]), libver="latest")
+    elif mode == "replace":
+        tmp = path + ".tmp"
+        run_file(tmp, int(sys.argv[3]))
+        os.replace(tmp, path)
     elif mode == "swmr":
         steps, rows = int(sys.argv[3]), int(sys.argv[4])
         pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.02
