@@ -80,7 +80,7 @@ func (t *Table) openHEP001(g *h5core.Object, as attrSet) error {
 	if err != nil {
 		return err
 	}
-	if err := t.checkExtents(&fs, path, hg.cols); err != nil {
+	if err := t.checkExtents(hg.cols); err != nil {
 		fs.errorf(path, "§12", "%v", err)
 		return fmt.Errorf("%s: %s: invalid table: %w", t.f.Name(), path, err)
 	}
@@ -191,25 +191,22 @@ func (t *Table) sortChildren(fs *findings, g *h5core.Object) (*hepGroup, error) 
 	return hg, nil
 }
 
-// checkExtents enforces §12: every column extent at least NROWS, or the
-// table's rows are not all stored (an error that refuses the table). Equal
-// extents are a §12 requirement too, but one a writer breaks for a while
-// in every append (§11.2 extends the columns one by one before it commits
-// NROWS; a libhdf5 SWMR writer publishes each extent as it flushes it):
-// rows [0, NROWS) are all there, so unequal extents are only a finding.
-func (t *Table) checkExtents(fs *findings, path string, cols []*h5core.Dataset) error {
+// checkExtents enforces §12: equal column extents, all at least NROWS.
+func (t *Table) checkExtents(cols []*h5core.Dataset) error {
 	var ext []string
-	differ := false
-	for _, ds := range cols {
+	bad := false
+	for i, ds := range cols {
 		e := ds.Shape()[0]
+		ext = append(ext, fmt.Sprintf("%s=%d", ds.Path[strings.LastIndex(ds.Path, "/")+1:], e))
+		if e != cols[0].Shape()[0] && i > 0 {
+			bad = true
+		}
 		if int64(e) < t.NRows {
 			return fmt.Errorf("column %s has extent %d < NROWS=%d", ds.Path, e, t.NRows)
 		}
-		ext = append(ext, fmt.Sprintf("%s=%d", ds.Path[strings.LastIndex(ds.Path, "/")+1:], e))
-		differ = differ || e != cols[0].Shape()[0]
 	}
-	if differ {
-		fs.errorf(path, "§12", "column extents differ (%s); rows [0, NROWS=%d) are read", strings.Join(ext, ", "), t.NRows)
+	if bad {
+		return fmt.Errorf("column extents differ (%s)", strings.Join(ext, ", "))
 	}
 	return nil
 }

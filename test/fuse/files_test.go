@@ -127,18 +127,16 @@ func checkRandomReads(t *testing.T, p string, whole []byte) {
 // Files of the broken fixtures that must fail with EIO, and that must read.
 var (
 	failing = map[string][]string{
-		"broken_missing_nrows.h5": {"t.csv", "t.parquet", "t/a.csv", "t/b.raw"},
-		"broken_checksum.h5":      {"t"},
-		"broken_tables.h5":        {"t.csv", "t.parquet", "t/a.csv", "t/a.raw", "u.arrow", "u/b.csv", "v.csv", "v/a.raw"},
-		"broken_root_table.h5":    {"a.csv", "a.arrow", "a.raw"},
+		"broken_missing_nrows.h5":   {"t.csv", "t.parquet", "t/a.csv", "t/b.raw"},
+		"broken_extent_mismatch.h5": {"t.csv", "t.arrow", "t/a.csv"},
+		"broken_checksum.h5":        {"t"},
+		"broken_tables.h5":          {"t.csv", "t.parquet", "t/a.csv", "t/a.raw", "u.arrow", "u/b.csv", "v.csv", "v/a.raw"},
+		"broken_root_table.h5":      {"a.csv", "a.arrow", "a.raw"},
 	}
 	reading = map[string][]string{
-		// columns of unequal extents, all at least NROWS: an append's
-		// state between two columns' extensions (§11.2), read as NROWS rows
-		"broken_extent_mismatch.h5": {"t.csv", "t.arrow", "t/a.csv", "t/b.raw", "t/.meta.json"},
-		"broken_wrong_class.h5":     {"t/a.raw", "t/b.npy", "t/.meta.json"},
-		"broken_tables.h5":          {"plain.npy", "w/a.raw", "t/.meta.json", "u/.meta.json"},
-		"broken_root_table.h5":      {"g/x.raw", "g/x.npy", ".meta.json"},
+		"broken_wrong_class.h5": {"t/a.raw", "t/b.npy", "t/.meta.json"},
+		"broken_tables.h5":      {"plain.npy", "w/a.raw", "t/.meta.json", "u/.meta.json"},
+		"broken_root_table.h5":  {"g/x.raw", "g/x.npy", ".meta.json"},
 	}
 )
 
