@@ -14,8 +14,15 @@ import (
 // opens it.
 func openRandom(t *testing.T) *Matrix {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "random.h5")
-	if err := sparsetest.WriteFile(path, sparsetest.RandomMatrix(2000, 300, 0.1, 3), 100); err != nil {
+	return writeAndOpen(t, sparsetest.RandomMatrix(2000, 300, 0.1, 3), 100)
+}
+
+// writeAndOpen writes mat with the test writer in chunks of chunkRows rows
+// and opens it; the file is closed when the test ends.
+func writeAndOpen(t *testing.T, mat *sparsetest.Matrix, chunkRows uint64) *Matrix {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.h5")
+	if err := sparsetest.WriteFile(path, mat, chunkRows); err != nil {
 		t.Fatal(err)
 	}
 	f, err := h5core.Open(path)

@@ -2,11 +2,9 @@ package sparsecoo
 
 import (
 	"encoding/binary"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/internal/sparsetest"
 )
 
@@ -87,27 +85,7 @@ func TestPutCoords(t *testing.T) {
 		}
 		rm.Indptr = append(rm.Indptr, int64(len(rm.Indices)))
 	}
-	path := filepath.Join(t.TempDir(), "random.h5")
-	if err := sparsetest.WriteFile(path, rm, 256); err != nil {
-		t.Fatal(err)
-	}
-	f, err := h5core.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	o, err := f.Open("/X")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := o.Dataset()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Open(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := writeAndOpen(t, rm, 256)
 	if m.NNZ() != uint64(len(rm.Indices)) {
 		t.Fatalf("random matrix: %d defined elements, want %d", m.NNZ(), len(rm.Indices))
 	}

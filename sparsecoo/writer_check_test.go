@@ -1,10 +1,8 @@
 package sparsecoo
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/internal/sparsetest"
 )
 
@@ -12,27 +10,7 @@ import (
 // COO order, CSR row pointers and values.
 func TestWrittenFile(t *testing.T) {
 	want := sparsetest.RandomMatrix(57, 300, 0.1, 7)
-	path := filepath.Join(t.TempDir(), "w.h5")
-	if err := sparsetest.WriteFile(path, want, 8); err != nil {
-		t.Fatal(err)
-	}
-	f, err := h5core.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	o, err := f.Open("/X")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := o.Dataset()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Open(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := writeAndOpen(t, want, 8)
 	if m.NNZ() != uint64(len(want.Data)) {
 		t.Fatalf("nnz %d, want %d", m.NNZ(), len(want.Data))
 	}
@@ -42,7 +20,7 @@ func TestWrittenFile(t *testing.T) {
 		}
 	}
 	k := 0
-	err = m.Each(func(c []uint64, v []byte) error {
+	err := m.Each(func(c []uint64, v []byte) error {
 		if int64(c[1]) != want.Indices[k] || value("<f8", v) != want.Data[k] {
 			t.Fatalf("element %d: %v %v, want col %d %v", k, c, value("<f8", v), want.Indices[k], want.Data[k])
 		}
