@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
@@ -28,21 +27,7 @@ func TestPicturesMount(t *testing.T) {
 	files, _ := filepath.Glob("../../sparsecoo/testdata/*.h5")
 	checked := 0
 	for _, fn := range files {
-		b, err := os.ReadFile(strings.TrimSuffix(fn, ".h5") + ".expected.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exp struct {
-			Datasets []struct {
-				Name  string      `json:"name"`
-				Kind  string      `json:"kind"`
-				Shape []int       `json:"shape"`
-				COO   [][]float64 `json:"coo"`
-			} `json:"datasets"`
-		}
-		if err := json.Unmarshal(b, &exp); err != nil {
-			t.Fatal(err)
-		}
+		exp := readSparseExpected(t, fn)
 		mp := fusetest.Mount(t, fn, nil)
 		for _, ds := range exp.Datasets {
 			if ds.Kind != "sparse" || len(ds.Shape) != 2 || ds.Shape[0] > 2048 || ds.Shape[1] > 2048 {

@@ -11,6 +11,32 @@ import (
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
+// sparseExpected is what a sparse test file's .expected.json (written
+// with the file by the independent writer) says of its datasets.
+type sparseExpected struct {
+	Datasets []struct {
+		Name  string      `json:"name"`
+		Kind  string      `json:"kind"`
+		Shape []int       `json:"shape"`
+		COO   [][]float64 `json:"coo"`
+	} `json:"datasets"`
+}
+
+// readSparseExpected reads the .expected.json beside the sparse test file
+// fn.
+func readSparseExpected(t *testing.T, fn string) sparseExpected {
+	t.Helper()
+	b, err := os.ReadFile(strings.TrimSuffix(fn, ".h5") + ".expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp sparseExpected
+	if err := json.Unmarshal(b, &exp); err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
 // sparseScript rebuilds a mounted rank-2 sparse matrix with scipy twice —
 // from matrix.mtx and from the CSR npy files — and prints both as sorted
 // COO triples, with the row-major COO of coo.csv.
@@ -44,21 +70,7 @@ func TestSparseScipy(t *testing.T) {
 	}
 	checked := 0
 	for _, fn := range files {
-		b, err := os.ReadFile(strings.TrimSuffix(fn, ".h5") + ".expected.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exp struct {
-			Datasets []struct {
-				Name  string      `json:"name"`
-				Kind  string      `json:"kind"`
-				Shape []int       `json:"shape"`
-				COO   [][]float64 `json:"coo"`
-			} `json:"datasets"`
-		}
-		if err := json.Unmarshal(b, &exp); err != nil {
-			t.Fatal(err)
-		}
+		exp := readSparseExpected(t, fn)
 		mp := fusetest.Mount(t, fn, nil)
 		for _, ds := range exp.Datasets {
 			if ds.Kind != "sparse" || len(ds.Shape) != 2 {
