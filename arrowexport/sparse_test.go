@@ -11,32 +11,23 @@ import (
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/internal/sparsetest"
 	"github.com/h5fs/h5fs/sparsecoo"
 )
 
-// sparseFixtures lists (file, dataset) of the shared sparse corpus copied
-// to sparsecoo/testdata.
+// sparseFixtures lists (HDF5 file, dataset) of the shared sparse corpus
+// copied to sparsecoo/testdata.
 func sparseFixtures(t *testing.T) [][2]string {
 	t.Helper()
-	names, _ := filepath.Glob("../sparsecoo/testdata/*.expected.json")
-	if len(names) == 0 {
-		t.Fatal("no sparse fixtures")
+	exps, err := sparsetest.ReadExpectedDir("../sparsecoo/testdata")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out [][2]string
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var e struct {
-			Datasets []struct{ Name, Kind string }
-		}
-		if err := json.Unmarshal(b, &e); err != nil {
-			t.Fatal(err)
-		}
+	for _, e := range exps {
 		for _, d := range e.Datasets {
 			if d.Kind == "sparse" {
-				out = append(out, [2]string{n, d.Name})
+				out = append(out, [2]string{e.H5(), d.Name})
 			}
 		}
 	}
@@ -48,9 +39,9 @@ func sparseFixtures(t *testing.T) [][2]string {
 func TestSparseViewsScipy(t *testing.T) {
 	needPython(t, "numpy", "scipy")
 	for _, fx := range sparseFixtures(t) {
-		exp, name := fx[0], fx[1]
-		t.Run(strings.TrimSuffix(filepath.Base(exp), ".expected.json")+"/"+name, func(t *testing.T) {
-			f, err := h5core.Open(strings.TrimSuffix(exp, ".expected.json") + ".h5")
+		file, name := fx[0], fx[1]
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".h5")+"/"+name, func(t *testing.T) {
+			f, err := h5core.Open(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +87,7 @@ func TestSparseViewsScipy(t *testing.T) {
 			if err := json.Unmarshal(meta, &mj); err != nil || mj.NNZ != m.NNZ() || len(mj.Sections) != 2 && mj.StoredChunks > 0 {
 				t.Fatalf("meta %s: %v", meta, err)
 			}
-			out, err := exec.Command(debianPython, "testdata/check_sparse.py", dir, exp, name).CombinedOutput()
+			out, err := exec.Command(debianPython, "testdata/check_sparse.py", dir, strings.TrimSuffix(file, ".h5")+".expected.json", name).CombinedOutput()
 			if err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/internal/sparsetest"
 )
 
 // TestAnndataGroups writes the CSR arrays of a fixture as anndata-style
@@ -15,7 +16,7 @@ func TestAnndataGroups(t *testing.T) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import h5py, scipy").Run(); err != nil {
 		t.Skip("/usr/bin/python3 has no h5py or scipy")
 	}
-	var e expectedDataset
+	var e sparsetest.ExpectedDataset
 	for _, ef := range loadExpected(t) {
 		for _, d := range ef.Datasets {
 			if d.Name == "int32_fa" {

@@ -2,51 +2,15 @@ package sparsecoo
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/internal/sparsetest"
 )
-
-type expectedFile struct {
-	File     string            `json:"file"`
-	Datasets []expectedDataset `json:"datasets"`
-}
-
-type expectedDataset struct {
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	Shape      []uint64 `json:"shape"`
-	ChunkShape []uint64 `json:"chunk_shape"`
-	Dtype      string   `json:"dtype"`
-	Fill       float64  `json:"fill_value"`
-	IndexType  string   `json:"index_type"`
-	SecFilters map[string][]struct {
-		ID uint16   `json:"id"`
-		CD []uint32 `json:"cd_values"`
-	} `json:"section_filters"`
-	NNZ    uint64      `json:"nnz"`
-	COO    [][]float64 `json:"coo"`
-	Chunks []struct {
-		Scaled    []uint64 `json:"scaled"`
-		Selection string   `json:"selection"`
-		Version   int      `json:"selection_version"`
-		Regular   bool     `json:"regular_hyperslab"`
-		NValues   uint64   `json:"nvalues"`
-		Address   uint64   `json:"address"`
-		NBytes    uint64   `json:"nbytes"`
-	} `json:"chunks_stored"`
-	CSR *struct {
-		Indptr  []int64   `json:"indptr"`
-		Indices []int64   `json:"indices"`
-		Data    []float64 `json:"data"`
-	} `json:"csr"`
-}
 
 // value decodes one packed little-endian element of a NumPy dtype.
 func value(dtype string, b []byte) float64 {
@@ -65,27 +29,18 @@ func value(dtype string, b []byte) float64 {
 // filters branch is not merged yet).
 func pendingFilters(err error) bool { return err != nil && strings.HasSuffix(err.Error(), ": pending") }
 
-func loadExpected(t *testing.T) []expectedFile { return loadExpectedIn(t, "testdata") }
+func loadExpected(t *testing.T) []*sparsetest.Expected { return loadExpectedIn(t, "testdata") }
 
 // loadExpectedIn reads the eight .expected.json files of a fixture
 // directory.
-func loadExpectedIn(t *testing.T, dir string) []expectedFile {
+func loadExpectedIn(t *testing.T, dir string) []*sparsetest.Expected {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if len(names) != 8 {
-		t.Fatalf("found %d expected files, want 8", len(names))
+	out, err := sparsetest.ReadExpectedDir(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []expectedFile
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var e expectedFile
-		if err := json.Unmarshal(b, &e); err != nil {
-			t.Fatal(n, err)
-		}
-		out = append(out, e)
+	if len(out) != 8 {
+		t.Fatalf("found %d expected files in %s, want 8", len(out), dir)
 	}
 	return out
 }
@@ -123,7 +78,7 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func checkFixture(t *testing.T, file string, e expectedDataset) {
+func checkFixture(t *testing.T, file string, e sparsetest.ExpectedDataset) {
 	ds := openDataset(t, file, e.Name)
 	if !ds.IsSparse() {
 		t.Fatal("not sparse")
@@ -238,7 +193,7 @@ func checkFixture(t *testing.T, file string, e expectedDataset) {
 }
 
 // checkDense compares a dense read with the fill value and the COO list.
-func checkDense(t *testing.T, ds *h5core.Dataset, m *Matrix, e expectedDataset) {
+func checkDense(t *testing.T, ds *h5core.Dataset, m *Matrix, e sparsetest.ExpectedDataset) {
 	n := ds.NumElements()
 	es := int(ds.Type.Size)
 	buf := make([]byte, int(n)*es)

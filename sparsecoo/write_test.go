@@ -75,7 +75,7 @@ func writeFixtures(t *testing.T, dir string) {
 
 // checkWriter copies the fixture file src to a temporary directory and
 // writes to its dataset ed there.
-func checkWriter(t *testing.T, src string, ed expectedDataset) {
+func checkWriter(t *testing.T, src string, ed sparsetest.ExpectedDataset) {
 	file := filepath.Base(src)
 	b, err := os.ReadFile(src)
 	if err != nil {

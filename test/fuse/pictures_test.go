@@ -41,13 +41,14 @@ func TestPicturesMount(t *testing.T) {
 			if img == nil {
 				continue
 			}
-			if sz := img.Bounds().Size(); sz.X != ds.Shape[1] || sz.Y != ds.Shape[0] {
-				t.Errorf("%s %s: pattern.png is %v, want %dx%d", fn, ds.Name, sz, ds.Shape[1], ds.Shape[0])
+			rows, cols := int(ds.Shape[0]), int(ds.Shape[1])
+			if sz := img.Bounds().Size(); sz.X != cols || sz.Y != rows {
+				t.Errorf("%s %s: pattern.png is %v, want %dx%d", fn, ds.Name, sz, cols, rows)
 				continue
 			}
 			bad := 0
-			for y := range ds.Shape[0] {
-				for x := range ds.Shape[1] {
+			for y := range rows {
+				for x := range cols {
 					c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
 					want := color.NRGBA{255, 255, 255, 255}
 					if defined[[2]int{y, x}] {

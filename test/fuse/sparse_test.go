@@ -2,36 +2,21 @@ package fuse_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/h5fs/h5fs/internal/sparsetest"
 	"github.com/h5fs/h5fs/test/fuse/fusetest"
 )
 
-// sparseExpected is what a sparse test file's .expected.json (written
-// with the file by the independent writer) says of its datasets.
-type sparseExpected struct {
-	Datasets []struct {
-		Name  string      `json:"name"`
-		Kind  string      `json:"kind"`
-		Shape []int       `json:"shape"`
-		COO   [][]float64 `json:"coo"`
-	} `json:"datasets"`
-}
-
 // readSparseExpected reads the .expected.json beside the sparse test file
 // fn.
-func readSparseExpected(t *testing.T, fn string) sparseExpected {
+func readSparseExpected(t *testing.T, fn string) *sparsetest.Expected {
 	t.Helper()
-	b, err := os.ReadFile(strings.TrimSuffix(fn, ".h5") + ".expected.json")
+	exp, err := sparsetest.ReadExpected(strings.TrimSuffix(fn, ".h5") + ".expected.json")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var exp sparseExpected
-	if err := json.Unmarshal(b, &exp); err != nil {
 		t.Fatal(err)
 	}
 	return exp
