@@ -58,62 +58,18 @@ func replayDenseAttrs(t *testing.T, rec *crashtest.Recorder) (int, error) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := crashtest.Take(p, h5core.JournalPath(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := crashtest.Digest(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rw, err := h5core.OpenRWWith(p, h5core.RWOptions{FS: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := rw.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range denseAttrEdits {
-		if err := tx.SetAttribute("/g", e.name, int32LE(e.vals)); err != nil {
-			t.Fatal(err)
+	n, cerr := crashtest.CheckTx(t, p, rec, func(rw *h5core.RW) error {
+		tx, err := rw.Begin()
+		if err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := rw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := crashtest.Digest(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldD, newD := old[p], cur[p]
-	if newD.Error != "" {
-		t.Fatalf("libhdf5 after the commit: %s", newD.Error)
-	}
-	for _, e := range denseAttrEdits {
-		got, want := fmt.Sprint(newD.Attrs["/g"][e.name]), fmt.Sprint(e.vals)
-		if len(e.vals) == 1 {
-			want = fmt.Sprint(e.vals[0])
+		for _, e := range denseAttrEdits {
+			if err := tx.SetAttribute("/g", e.name, int32LE(e.vals)); err != nil {
+				return err
+			}
 		}
-		if got != want {
-			t.Fatalf("libhdf5 after the commit: /g %s is %.60s…, want %.60s…", e.name, got, want)
-		}
-	}
-	ops := rec.Ops()
-	crashes, err := crashtest.Replay(snap, ops, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(crashes), crashtest.Check(crashes, ops, p, func(_ crashtest.Crash, before, after crashtest.FileDigest) error {
-		if !reflect.DeepEqual(after, oldD) && !reflect.DeepEqual(after, newD) {
-			return fmt.Errorf("after recovery libhdf5 sees neither the old nor the new file (error %q)", after.Error)
-		}
-		if before.Error != "" {
-			return fmt.Errorf("before recovery libhdf5 fails: %s", before.Error)
-		}
+		return tx.Commit()
+	}, func(before, oldD, newD crashtest.FileDigest) error {
 		for _, e := range denseAttrEdits {
 			v := before.Attrs["/g"][e.name]
 			if !reflect.DeepEqual(v, oldD.Attrs["/g"][e.name]) && !reflect.DeepEqual(v, newD.Attrs["/g"][e.name]) {
@@ -122,6 +78,20 @@ func replayDenseAttrs(t *testing.T, rec *crashtest.Recorder) (int, error) {
 		}
 		return nil
 	})
+	cur, err := crashtest.Digest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range denseAttrEdits {
+		got, want := fmt.Sprint(cur[p].Attrs["/g"][e.name]), fmt.Sprint(e.vals)
+		if len(e.vals) == 1 {
+			want = fmt.Sprint(e.vals[0])
+		}
+		if got != want {
+			t.Fatalf("libhdf5 after the commit: /g %s is %.60s…, want %.60s…", e.name, got, want)
+		}
+	}
+	return n, cerr
 }
 
 // TestCrashReplayDenseAttribute replays rewriting attributes kept in a

@@ -8,15 +8,14 @@ import (
 	"github.com/h5fs/h5fs/h5core"
 )
 
-// CheckNROWSCommit records mutate, a transaction on the HDF5 file at path
-// that commits with the table's NROWS attribute last, and checks every
-// crash state with libhdf5: after recovery it sees exactly the old or the
-// new file; before recovery it opens the file and sees the old or the new
-// NROWS, and whenever NROWS is new, newData(before, new) holds (the rows
-// it counts are there). A failure before the replay (the mutation
-// itself, libhdf5 not seeing a change) fails tb; it returns the number of
-// crash states and the first crash state that failed the checks.
-func CheckNROWSCommit(tb testing.TB, path, table string, rec *Recorder, mutate func(*h5core.RW) error, newData func(before, new FileDigest) error) (int, error) {
+// CheckTx records mutate, a transaction on the HDF5 file at path, and
+// checks every crash state with libhdf5: after recovery it sees exactly
+// the old or the new file; before recovery it opens the file and
+// before(state, old, new) holds. A failure before the replay (the
+// mutation itself, libhdf5 failing on the old or new file or seeing no
+// change) fails tb; it returns the number of crash states and the first
+// crash state that failed the checks.
+func CheckTx(tb testing.TB, path string, rec *Recorder, mutate func(*h5core.RW) error, before func(state, old, new FileDigest) error) (int, error) {
 	tb.Helper()
 	snap, err := Take(path, h5core.JournalPath(path))
 	if err != nil {
@@ -50,13 +49,24 @@ func CheckNROWSCommit(tb testing.TB, path, table string, rec *Recorder, mutate f
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return len(crashes), Check(crashes, ops, path, func(c Crash, before, after FileDigest) error {
+	return len(crashes), Check(crashes, ops, path, func(c Crash, state, after FileDigest) error {
 		if !reflect.DeepEqual(after, oldD) && !reflect.DeepEqual(after, newD) {
 			return fmt.Errorf("after recovery libhdf5 sees neither the old nor the new file (error %q)", after.Error)
 		}
-		if before.Error != "" {
-			return fmt.Errorf("before recovery libhdf5 fails: %s", before.Error)
+		if state.Error != "" {
+			return fmt.Errorf("before recovery libhdf5 fails: %s", state.Error)
 		}
+		return before(state, oldD, newD)
+	})
+}
+
+// CheckNROWSCommit is CheckTx for a transaction that commits with the
+// table's NROWS attribute last: before recovery libhdf5 sees the old or
+// the new NROWS, and whenever NROWS is new, newData(before, new) holds
+// (the rows it counts are there).
+func CheckNROWSCommit(tb testing.TB, path, table string, rec *Recorder, mutate func(*h5core.RW) error, newData func(before, new FileDigest) error) (int, error) {
+	tb.Helper()
+	return CheckTx(tb, path, rec, mutate, func(before, oldD, newD FileDigest) error {
 		switch before.Attrs[table]["NROWS"] {
 		case oldD.Attrs[table]["NROWS"]:
 		case newD.Attrs[table]["NROWS"]:
