@@ -77,24 +77,11 @@ func runAs(t *testing.T, uid int, env []string, name string, args ...string) (in
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-// mounted reports whether mp is a mount point of type fuse.h5fs, and its
-// mount options.
-func mounted(mp string) (bool, string) {
-	b, _ := os.ReadFile("/proc/self/mounts")
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) > 3 && f[1] == mp && f[2] == "fuse.h5fs" {
-			return true, f[3]
-		}
-	}
-	return false, ""
-}
-
 // awaitUnmounted waits for mp to be no mount point any more.
 func awaitUnmounted(t *testing.T, mp string) {
 	t.Helper()
 	for i := 0; i < 100; i++ {
-		if ok, _ := mounted(mp); !ok {
+		if ok, _ := fusetest.Mounted(mp); !ok {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -105,7 +92,7 @@ func awaitUnmounted(t *testing.T, mp string) {
 // cleanupMount unmounts mp at the end of the test, if still mounted.
 func cleanupMount(t *testing.T, mp string) {
 	t.Cleanup(func() {
-		if ok, _ := mounted(mp); ok {
+		if ok, _ := fusetest.Mounted(mp); ok {
 			exec.Command("umount", "-l", mp).Run()
 		}
 	})
@@ -138,7 +125,7 @@ func TestMountCommand(t *testing.T) {
 	if !strings.Contains(out, "unmount with: umount "+mp) {
 		t.Errorf("mount printed %q; want the umount hint", out)
 	}
-	if ok, _ := mounted(mp); !ok {
+	if ok, _ := fusetest.Mounted(mp); !ok {
 		t.Fatalf("h5fs mount returned 0 but %s is not mounted", mp)
 	}
 	if uid, gid := owner(t, filepath.Join(mp, ".meta.json")); uid != 0 || gid != 0 {
@@ -183,7 +170,7 @@ func TestMountCommand(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("h5fs mount %v: status %d, stderr %q; want 1 and a reason naming %s", c.args, code, errs, c.want)
 		}
-		if ok, _ := mounted(mp); ok {
+		if ok, _ := fusetest.Mounted(mp); ok {
 			t.Errorf("h5fs mount %v failed but left a mount", c.args)
 			exec.Command("umount", mp).Run()
 		}
@@ -286,7 +273,7 @@ func TestMountHelper(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: status %d: %s", how, code, errs)
 		}
-		ok, opts := mounted(mp)
+		ok, opts := fusetest.Mounted(mp)
 		if !ok || !strings.Contains(opts, "allow_other") || !strings.HasPrefix(opts, "ro") {
 			t.Errorf("%s: mounted %v with %q; want ro and allow_other", how, ok, opts)
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/h5core/crashtest"
@@ -77,21 +76,7 @@ func TestMountRecoversHotJournal(t *testing.T) {
 	}
 	cleanupMount(t, mp)
 	var stderr bytes.Buffer
-	daemon := exec.Command(bin, "mount", "-f", name, mp)
-	daemon.Stderr = &stderr
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ {
-		if ok, _ := mounted(mp); ok {
-			break
-		}
-		if i == 600 {
-			daemon.Process.Kill()
-			t.Fatalf("h5fs mount -f did not mount: %s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	daemon := fusetest.StartDaemon(t, bin, nil, name, mp, &stderr)
 	text, err := os.ReadFile(filepath.Join(mp, "t.csv"))
 	if err != nil {
 		t.Error(err)

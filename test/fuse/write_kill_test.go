@@ -405,21 +405,7 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 	}
 	cleanupMount(t, mp)
 	var logb bytes.Buffer
-	daemon := exec.Command(bin, "mount", "-f", "-o", "rw", name, mp)
-	daemon.Stderr = &logb
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ {
-		if ok, _ := mounted(mp); ok {
-			break
-		}
-		if i == 600 {
-			daemon.Process.Kill()
-			t.Fatalf("h5fs mount -f -o rw did not mount: %s", logb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	daemon := fusetest.StartDaemon(t, bin, []string{"-o", "rw"}, name, mp, &logb)
 
 	// The writer: one write after the other, each committed at its close.
 	var mu sync.Mutex

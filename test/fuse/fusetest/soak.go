@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -52,37 +50,6 @@ func SoakMount(t *testing.T, srcs []string) (mp string, pid int, files []string)
 		t.Fatal(err)
 	}
 	return mp, pid, files
-}
-
-// StartMount mounts src (an HDF5 file or a directory of them) with the
-// h5fs binary bin in the foreground, a process of its own as a user's
-// mount is, at a new temporary directory, and returns it once the mount
-// shows something, with the mount's process id. The mount goes away when
-// the test ends.
-func StartMount(t testing.TB, bin, src string) (mp string, pid int) {
-	t.Helper()
-	mp = t.TempDir()
-	mount := exec.Command(bin, "mount", "-f", src, mp)
-	mount.Stderr = os.Stderr
-	if err := mount.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(mp, 0); err != nil {
-			t.Errorf("unmount %s: %v", mp, err)
-		}
-		mount.Wait()
-	})
-	for i := 0; ; i++ {
-		if es, err := os.ReadDir(mp); err == nil && len(es) > 0 {
-			break
-		}
-		if i == 300 {
-			t.Fatalf("mount at %s not ready after 30 s", mp)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return mp, mount.Process.Pid
 }
 
 // SoakReader reads one file and returns what it found, keyed by the way
