@@ -313,6 +313,28 @@ func RecoverFS(fsys FS, name string, log io.Writer) (bool, error) {
 	return hot, nil
 }
 
+// headerIntact reports whether hdr, the first journalHeaderSize bytes of
+// a journal, is an intact header: the journal is hot.
+func headerIntact(hdr []byte) bool {
+	return string(hdr[:8]) == journalMagic && binary.LittleEndian.Uint32(hdr[24:]) == lookup3(hdr[:24], 0)
+}
+
+// JournalHot reports whether the named HDF5 file's rollback journal is
+// hot: a transaction is under way, or was interrupted and awaits
+// Recover. It only reads the journal's header.
+func JournalHot(name string) bool {
+	f, err := os.Open(JournalPath(name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	hdr := make([]byte, journalHeaderSize)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return false
+	}
+	return headerIntact(hdr)
+}
+
 // journalRecord is one range of old bytes.
 type journalRecord struct {
 	off  int64
@@ -333,7 +355,7 @@ func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err 
 	if _, err := jf.ReadAt(hdr, 0); err != nil {
 		return nil, 0, false, err
 	}
-	if string(hdr[:8]) != journalMagic || binary.LittleEndian.Uint32(hdr[24:]) != lookup3(hdr[:24], 0) {
+	if !headerIntact(hdr) {
 		return nil, 0, false, nil
 	}
 	var salt uint32

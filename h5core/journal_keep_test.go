@@ -16,7 +16,7 @@ import (
 // journal is shorter than an earlier one's rolls back that transaction
 // only: the earlier records left past its own end (checksummed with
 // another salt) are not applied. A committed transaction's kept journal
-// is not hot, and a rollback or Close removes it.
+// is not hot (nor says JournalHot), and a rollback or Close removes it.
 func TestKeptJournal(t *testing.T) {
 	p := copyFixture(t, "earliest")
 	rw, err := h5core.OpenRW(p)
@@ -77,6 +77,9 @@ func TestKeptJournal(t *testing.T) {
 			}
 			if hot != (tx != nil) {
 				t.Errorf("journal hot: %v, want %v", hot, tx != nil)
+			}
+			if got := h5core.JournalHot(p); got != (tx != nil) {
+				t.Errorf("JournalHot: %v, want %v", got, tx != nil)
 			}
 			if got, _ := os.ReadFile(cp); !bytes.Equal(got, tc.want) {
 				t.Error("recovered file is not the committed one")

@@ -436,15 +436,22 @@ func killRound(t *testing.T, bin string, rng *rand.Rand, round int, w killWorklo
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
 	}
 	if w.inCommit {
-		// Kill inside a commit: once its rollback journal appears (or
-		// after 10 s without one), after a random delay.
-		for i := 0; i < 100000; i++ {
-			if _, err := os.Stat(h5core.JournalPath(name)); err == nil {
+		// Kill inside a commit: a random delay after its rollback
+		// journal turned hot, if it is still hot then (else at a later
+		// commit; after 10 s of trying, wherever it is). The journal
+		// file stays between commits, its header wiped: only a hot
+		// header tells a commit under way.
+		delay := time.Duration(rng.IntN(1000)) * time.Microsecond
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+			if !h5core.JournalHot(name) {
+				time.Sleep(50 * time.Microsecond)
+				continue
+			}
+			time.Sleep(delay)
+			if h5core.JournalHot(name) {
 				break
 			}
-			time.Sleep(100 * time.Microsecond)
 		}
-		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
 	}
 	daemon.Process.Kill()
 	exited := make(chan struct{})
