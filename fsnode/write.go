@@ -3,6 +3,9 @@ package fsnode
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -239,4 +242,61 @@ func (f *file) setInode(in *fs.Inode) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.inode = in
+}
+
+// refreshLazily shows a committed table or sparse dataset afresh (commit
+// generation gen): its files are rebound to views that one call of made
+// (the files of the object at lt.path over a new snapshot of the file, by
+// their key in lt.files), run under w.mu between commits when one of them
+// is first read, makes. A commit nobody reads before the next one pays
+// neither the snapshot nor the making of the views, and the views show
+// the state on disk when read, never an older one than gen. It runs
+// outside w.mu: the lazy views take it while holding the file's lock
+// (Tree.get).
+func (t *Tree) refreshLazily(lt *liveTable, gen uint64, made func(path string) (map[string]*file, error)) {
+	if lt == nil {
+		return
+	}
+	var once sync.Once
+	var fresh map[string]*file
+	var ferr error
+	views := func() (map[string]*file, error) {
+		once.Do(func() {
+			t.w.mu.Lock()
+			defer t.w.mu.Unlock()
+			fresh, ferr = made(lt.path)
+		})
+		return fresh, ferr
+	}
+	t.w.mu.Lock()
+	keys := slices.Collect(maps.Keys(lt.files))
+	files := make([]*file, len(keys))
+	for i, k := range keys {
+		files[i] = lt.files[k]
+	}
+	t.w.mu.Unlock()
+	for i, key := range keys {
+		files[i].rebindTo(func() (View, error) {
+			fresh, err := views()
+			if err != nil {
+				return nil, err
+			}
+			nf := fresh[key]
+			if nf == nil {
+				return nil, fmt.Errorf("%s: %s: %s is gone after a commit", t.f.Name(), lt.path, key)
+			}
+			return nf.newView()
+		})
+	}
+	invalidate(files)
+	for b := t.w.bound.Load(); b < gen && !t.w.bound.CompareAndSwap(b, gen); b = t.w.bound.Load() {
+	}
+}
+
+// rebindTo makes f show the view newView makes, from scratch.
+func (f *file) rebindTo(newView func() (View, error)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.newView, f.view, f.err, f.finalized = newView, nil, nil, false
+	f.gen++
 }

@@ -3,9 +3,6 @@ package fsnode
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"sync"
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
@@ -126,7 +123,7 @@ func (a *cooAppender) Commit() error {
 	if err != nil {
 		return err
 	}
-	a.t.refreshSparse(lt, gen)
+	a.t.refreshLazily(lt, gen, a.t.sparseFresh)
 	return nil
 }
 
@@ -135,56 +132,9 @@ func (a *cooAppender) Abort() {
 	a.sw.Discard()
 }
 
-// refreshSparse shows a committed sparse dataset afresh (commit
-// generation gen), as refresh does for a table, but lazily: its files
-// are rebound to views that a snapshot of the file, taken when one of
-// them is first read, makes. A commit nobody reads before the next one
-// pays neither the snapshot nor the scan of the dataset's chunks that
-// making its views costs (sparsecoo.Open), and the views show the state
-// on disk when read, never an older one than gen. It runs outside w.mu:
-// the lazy views take it to snapshot between commits, while holding the
-// file's lock (Tree.get).
-func (t *Tree) refreshSparse(lt *liveTable, gen uint64) {
-	if lt == nil {
-		return
-	}
-	var once sync.Once
-	var fresh map[string]*file
-	var ferr error
-	views := func() (map[string]*file, error) {
-		once.Do(func() { fresh, ferr = t.sparseFresh(lt.path) })
-		return fresh, ferr
-	}
-	t.w.mu.Lock()
-	keys := slices.Collect(maps.Keys(lt.files))
-	files := make([]*file, len(keys))
-	for i, k := range keys {
-		files[i] = lt.files[k]
-	}
-	t.w.mu.Unlock()
-	for i, key := range keys {
-		files[i].rebindTo(func() (View, error) {
-			fresh, err := views()
-			if err != nil {
-				return nil, err
-			}
-			nf := fresh[key]
-			if nf == nil {
-				return nil, fmt.Errorf("%s: %s: %s is gone after a commit", t.f.Name(), lt.path, key)
-			}
-			return nf.newView()
-		})
-	}
-	invalidate(files)
-	for b := t.w.bound.Load(); b < gen && !t.w.bound.CompareAndSwap(b, gen); b = t.w.bound.Load() {
-	}
-}
-
 // sparseFresh makes the files of the sparse dataset at path over a new
-// snapshot of the file, by their path in its directory, between commits.
+// snapshot of the file, by their path in its directory; w.mu is held.
 func (t *Tree) sparseFresh(path string) (map[string]*file, error) {
-	t.w.mu.Lock()
-	defer t.w.mu.Unlock()
 	f, err := t.w.rw.Snapshot(h5core.Options{ChunkCacheBytes: snapshotChunkCache})
 	if err != nil {
 		return nil, err
@@ -224,6 +174,3 @@ func (t *Tree) holdState() (release func(), err error) {
 		}
 	}
 }
-
-// rebindTo makes f show the view newView makes, from scratch.
-func (f *file) rebindTo(newView func() (View, error)) { f.rebind(&file{newView: newView}) }

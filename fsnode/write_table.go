@@ -143,55 +143,61 @@ func (t *Tree) truncate(path string, rows int64) error {
 func (t *Tree) commit(path string, mutate func(tb *table.Table, tx *h5core.Tx) error) error {
 	w := t.w
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	tb, err := table.Open(w.rw.File(), path, table.Lenient)
+	tb, err := t.commitLocked(path, mutate)
+	gen, lt := w.rw.Generation(), w.live[path]
+	w.mu.Unlock()
 	if err != nil {
-		return err
-	}
-	tx, err := w.rw.Begin()
-	if err != nil {
-		return err
-	}
-	if err := mutate(tb, tx); err != nil {
-		if rerr := tx.Rollback(); rerr != nil {
-			return fmt.Errorf("%v (and rolling back: %v)", err, rerr)
-		}
-		return err
-	}
-	if err := tx.Commit(); err != nil {
 		return err
 	}
 	for _, err := range tb.Dropped {
 		t.opt.Log.Printf("h5fs: %v", err)
 	}
-	return t.refresh(w.live[path])
+	t.refreshLazily(lt, gen, t.tableFresh)
+	return nil
 }
 
-// refresh shows a committed table afresh: a new snapshot of the file,
-// the table's views remade over it (the sizing cache keyed to the file's
-// new identity), and the kernel told to drop what it cached of them.
-func (t *Tree) refresh(lt *liveTable) error {
-	if lt == nil {
-		return nil
+// commitLocked is commit's transaction, under w.mu.
+func (t *Tree) commitLocked(path string, mutate func(tb *table.Table, tx *h5core.Tx) error) (*table.Table, error) {
+	w := t.w
+	tb, err := table.Open(w.rw.File(), path, table.Lenient)
+	if err != nil {
+		return nil, err
 	}
+	tx, err := w.rw.Begin()
+	if err != nil {
+		return nil, err
+	}
+	if err := mutate(tb, tx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			return nil, fmt.Errorf("%v (and rolling back: %v)", err, rerr)
+		}
+		return nil, err
+	}
+	return tb, tx.Commit()
+}
+
+// tableFresh makes the files of the table at path (the live table lt's
+// keys: its whole-table files and those in its directory) over a new
+// snapshot of the file; w.mu is held.
+func (t *Tree) tableFresh(path string) (map[string]*file, error) {
 	f, err := t.w.rw.Snapshot(h5core.Options{ChunkCacheBytes: snapshotChunkCache})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tb, err := table.Open(f, lt.path, table.Lenient)
+	tb, err := table.Open(f, path, table.Lenient)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	o, err := f.Open(lt.path)
+	o, err := f.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if id, err := arrowexport.StatFileID(t.f.Name()); err == nil {
 		t.setFileID(&id)
 	}
 	fresh := map[string]*file{}
-	if lt.stem != "" {
-		for _, e := range t.wholeTableEntries(lt.stem, o, tb) {
+	if stem := t.w.live[path].stem; stem != "" {
+		for _, e := range t.wholeTableEntries(stem, o, tb) {
 			fresh["up/"+e.name] = e.file
 		}
 	}
@@ -202,23 +208,7 @@ func (t *Tree) refresh(lt *liveTable) error {
 		}
 	}
 	fresh["dir/"+metaName] = t.metaEntry(o, tb, nil).file
-	var changed []*file
-	for key, old := range lt.files {
-		if nf := fresh[key]; nf != nil {
-			old.rebind(nf)
-			changed = append(changed, old)
-		}
-	}
-	invalidate(changed)
-	return nil
-}
-
-// rebind makes f show what nf shows, from scratch.
-func (f *file) rebind(nf *file) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.newView, f.view, f.err, f.finalized = nf.newView, nil, nil, false
-	f.gen++
+	return fresh, nil
 }
 
 // csvAppender parses the lines appended to a whole-table CSV and encodes

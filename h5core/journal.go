@@ -56,7 +56,11 @@ type journal struct {
 	end     int64       // bytes of this transaction written to fh
 	oldSize int64       // size of the data file when the transaction began
 	saved   []byteRange // ranges of the data file already journaled, sorted
+	buf     *[]byte     // the RW's buffer for what save writes, reused from one save to the next
 }
+
+// maxJournalBuf is the largest buffer save keeps for the next one.
+const maxJournalBuf = 4 << 20
 
 // maxKeptJournal is the largest journal a commit wipes and keeps for the
 // next transaction; a larger one is removed, to give its space back.
@@ -125,26 +129,44 @@ func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 		}
 		j.fh, created = fh, true
 	}
-	var buf []byte
+	size := 0
 	if !j.active {
-		hdr := make([]byte, journalHeaderSize)
+		size = journalHeaderSize
+	}
+	for _, s := range todo {
+		size += journalRecordHead + int(s.end-s.off) + 4
+	}
+	var buf []byte // the header and records, written at once
+	if j.buf != nil {
+		buf = *j.buf
+	}
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	if j.buf != nil && size <= maxJournalBuf {
+		*j.buf = buf
+	}
+	rec := buf
+	if !j.active {
+		hdr := rec[:journalHeaderSize]
 		copy(hdr, journalMagic)
 		binary.LittleEndian.PutUint32(hdr[8:], 2)
 		binary.LittleEndian.PutUint32(hdr[12:], j.salt)
 		binary.LittleEndian.PutUint64(hdr[16:], uint64(j.oldSize))
 		binary.LittleEndian.PutUint32(hdr[24:], lookup3(hdr[:24], 0))
-		buf, j.end = hdr, 0
+		binary.LittleEndian.PutUint32(hdr[28:], 0)
+		rec, j.end = rec[journalHeaderSize:], 0
 	}
 	for _, s := range todo {
 		n := s.end - s.off
-		rec := make([]byte, journalRecordHead+n+4)
 		binary.LittleEndian.PutUint64(rec, uint64(s.off))
 		binary.LittleEndian.PutUint32(rec[8:], uint32(n))
 		if _, err := data.ReadAt(rec[journalRecordHead:journalRecordHead+n], s.off); err != nil {
 			return fmt.Errorf("read bytes to journal at %#x: %w", s.off, err)
 		}
 		binary.LittleEndian.PutUint32(rec[journalRecordHead+n:], lookup3(rec[:journalRecordHead+n], j.salt))
-		buf = append(buf, rec...)
+		rec = rec[journalRecordHead+n+4:]
 	}
 	j.active = true // from here on a rollback goes through the journal file
 	if _, err := j.fh.WriteAt(buf, j.end); err != nil {

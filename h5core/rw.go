@@ -36,6 +36,7 @@ type RW struct {
 	tx   *Tx
 	jfh  FSFile // the rollback journal kept between transactions (journal.finish), or nil
 	salt uint32 // the last transaction's journal salt
+	jbuf []byte // the journal's write buffer (journal.buf)
 
 	space freeSpace // space freed by commits, for reuse (space.go)
 }

@@ -94,7 +94,7 @@ func (w *RW) Begin() (*Tx, error) {
 	w.salt++
 	tx := &Tx{w: w, oldSize: size, eoa: eoa, beginEOA: eoa, sbEOA: sbEOA,
 		dsets: map[string]*dsWriter{},
-		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size, fh: w.jfh, salt: w.salt}}
+		j:     &journal{fsys: w.fsys, path: JournalPath(w.name), oldSize: size, fh: w.jfh, salt: w.salt, buf: &w.jbuf}}
 	w.tx = tx
 	return tx, nil
 }
