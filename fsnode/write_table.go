@@ -368,7 +368,7 @@ func (a *rawAppender) Commit() error {
 		if err := tb.Append(tx, cols); err != nil {
 			return err
 		}
-		clear(a.lt.pending)
+		emptyPending(a.lt.pending)
 		return nil
 	})
 	if errors.Is(err, errWaiting) {
@@ -432,6 +432,23 @@ func linedUp(pending map[string][]byte, widths map[string]int) bool {
 	}
 	return rows > 0
 }
+
+// emptyPending empties the pending rows of every column once they are
+// committed, keeping buffers of up to maxKeptPending bytes for the next
+// rows.
+func emptyPending(pending map[string][]byte) {
+	for name, b := range pending {
+		if cap(b) > maxKeptPending {
+			delete(pending, name)
+		} else {
+			pending[name] = b[:0]
+		}
+	}
+}
+
+// maxKeptPending is the largest buffer of a column's pending rows kept
+// from one commit to the next.
+const maxKeptPending = 4 << 20
 
 // errWaiting is a .raw commit whose columns do not line up yet.
 var errWaiting = errors.New("columns do not have the same number of pending rows")

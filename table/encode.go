@@ -113,10 +113,11 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 	if c.ElemSize == 0 || len(packed)%c.ElemSize != 0 {
 		return nil, fmt.Errorf("%s: %d raw bytes are not whole elements of %d bytes", c.Path, len(packed), c.ElemSize)
 	}
-	if c.conv.kind == cvInt {
+	if c.conv.kind == cvInt && c.Type.Precision > 0 && c.Type.Precision < 8*c.Type.Size { // a full-width value always fits
 		n := len(packed) / c.ElemSize
+		le := leType(c.Type)
 		for i := range n {
-			v := leType(c.Type).Int64(packed[i*c.ElemSize:])
+			v := le.Int64(packed[i*c.ElemSize:])
 			if err := fitsPrecision(c.Type, v); err != nil {
 				return nil, &RowError{Path: c.Path, Row: i, Err: err}
 			}
