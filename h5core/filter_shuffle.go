@@ -135,11 +135,13 @@ func unshuffle4(dst, src []byte, n int) {
 	}
 }
 
-// unshuffle8 transposes 8 byte planes × 8 elements at a time.
-func unshuffle8(dst, src []byte, n int) {
+// unshuffle8Go interleaves 8 byte planes of n bytes from element from on,
+// transposing 8 planes × 8 elements at a time: unshuffle8 on any
+// architecture, and its last elements on amd64.
+func unshuffle8Go(dst, src []byte, n, from int) {
 	s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
 	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
-	i := 0
+	i := from
 	for ; i+8 <= n; i += 8 {
 		w0 := binary.LittleEndian.Uint64(s0[i:])
 		w1 := binary.LittleEndian.Uint64(s1[i:])

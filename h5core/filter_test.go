@@ -246,7 +246,7 @@ func shuffled(src []byte, es int) []byte {
 func TestShuffleRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	for _, es := range []int{2, 3, 4, 5, 8, 12, 16} {
-		for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 100, 1003} {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 1003} {
 			for _, tail := range []int{0, 1, es - 1} {
 				src := make([]byte, n*es+tail)
 				r.Read(src)
@@ -256,6 +256,13 @@ func TestShuffleRoundTrip(t *testing.T) {
 				}
 				if !bytes.Equal(got, src) {
 					t.Fatalf("es %d n %d tail %d: wrong bytes", es, n, tail)
+				}
+				if es == 8 && n > 0 { // the Go reference of the assembly
+					ref := make([]byte, n*es)
+					unshuffle8Go(ref, shuffled(src, es)[:n*es], n, 0)
+					if !bytes.Equal(ref, src[:n*es]) {
+						t.Fatalf("n %d: unshuffle8Go gives wrong bytes", n)
+					}
 				}
 			}
 		}

@@ -24,6 +24,7 @@ type inflater struct {
 	dist    [distTableSize]uint32
 	precode [1 << precodeBits]uint32
 	lens    [maxLitlenUse + maxDistUse]uint8
+	goLoop  bool // use huffmanBlock's Go loop even where assembly runs (tests)
 }
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
@@ -112,10 +113,10 @@ func (f *inflater) inflate(out, in []byte) (n, end int, err error) {
 		case 0:
 			op, err = storedBlock(out, op, &br)
 		case 1:
-			op, err = huffmanBlock(out, op, &br, fixedLitlen, fixedDist)
+			op, err = f.huffman(out, op, &br, fixedLitlen, fixedDist)
 		case 2:
 			if err = f.readDynamic(&br); err == nil {
-				op, err = huffmanBlock(out, op, &br, &f.litlen, &f.dist)
+				op, err = f.huffman(out, op, &br, &f.litlen, &f.dist)
 			}
 		default:
 			err = errors.New("invalid deflate block type 3")
@@ -235,6 +236,20 @@ func (f *inflater) readDynamic(br *bitReader) error {
 	}
 	return nil
 }
+
+// huffman decodes a block of Huffman codes with the tables lt and dt into
+// out[op:] and returns the new output length: huffmanFastAsm's fast loop
+// where the processor has it, then huffmanBlockTail, or else huffmanBlock.
+func (f *inflater) huffman(out []byte, op int, br *bitReader, lt *[litlenTableSize]uint32, dt *[distTableSize]uint32) (int, error) {
+	if huffmanAsm && !f.goLoop && len(out)-op > fastAsmOutSlack {
+		return huffmanBlockTail(out, huffmanFastAsm(out, op, br, lt, dt), br, lt, dt)
+	}
+	return huffmanBlock(out, op, br, lt, dt)
+}
+
+// fastAsmOutSlack is the output room a round of huffmanFastAsm needs: two
+// literals and a match of 258 bytes copied 16 bytes a step.
+const fastAsmOutSlack = 2 + 258 + 16
 
 // fastOutSlack is the output room the fast loop of huffmanBlock needs for
 // one round: two literals and a match of 258 bytes copied in 8-byte words.

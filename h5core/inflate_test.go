@@ -5,13 +5,16 @@ import (
 	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"hash/adler32"
 	"io"
 	"math/bits"
 	"math/rand"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	kzlib "github.com/klauspost/compress/zlib"
 )
@@ -82,7 +85,9 @@ func goInflate(in []byte, limit int) ([]byte, int, error) {
 }
 
 // checkInflate decodes raw with inflate and compares with compress/flate:
-// the same bytes, stream length and checksum, or both fail.
+// the same bytes, stream length and checksum, or both fail. It decodes
+// with each fast loop, assembly (where it runs) and Go, which must also
+// fail alike.
 func checkInflate(t *testing.T, raw []byte) (int, error) {
 	t.Helper()
 	const limit = 1 << 22
@@ -96,31 +101,41 @@ func checkInflate(t *testing.T, raw []byte) (int, error) {
 	if wantErr != nil {
 		size += 1 << 16
 	}
-	for i := range buf[size:] {
-		buf[size+i] = 0xa5
-	}
-	f := new(inflater)
-	n, end, err := f.inflate(buf[:size], raw)
-	for _, b := range buf[size:] {
-		if b != 0xa5 {
-			t.Fatalf("inflate wrote past the %d bytes of its output", size)
+	var errs [2]error
+	for i, goLoop := range []bool{false, true} {
+		for i := range buf[size:] {
+			buf[size+i] = 0xa5
+		}
+		f := &inflater{goLoop: goLoop}
+		n, end, err := f.inflate(buf[:size], raw)
+		for _, b := range buf[size:] {
+			if b != 0xa5 {
+				t.Fatalf("inflate (Go loop %v) wrote past the %d bytes of its output", goLoop, size)
+			}
+		}
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("inflate (Go loop %v): %v, compress/flate: %v", goLoop, err, wantErr)
+		}
+		errs[i] = err
+		if err != nil {
+			continue
+		}
+		if !bytes.Equal(buf[:n], want) || end != wantEnd {
+			t.Fatalf("inflate (Go loop %v) gave %d bytes of a %d-byte stream, compress/flate %d of %d", goLoop, n, end, len(want), wantEnd)
+		}
+		if len(want) > 0 {
+			if _, _, err := f.inflate(buf[:len(want)-1], raw); err == nil || !strings.Contains(err.Error(), "more than the expected") {
+				t.Fatalf("inflate (Go loop %v) into one byte too few: %v", goLoop, err)
+			}
 		}
 	}
-	if (err == nil) != (wantErr == nil) {
-		t.Fatalf("inflate: %v, compress/flate: %v", err, wantErr)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if !bytes.Equal(buf[:n], want) || end != wantEnd {
-		t.Fatalf("inflate gave %d bytes of a %d-byte stream, compress/flate %d of %d", n, end, len(want), wantEnd)
-	}
-	if len(want) > 0 {
-		if _, _, err := f.inflate(buf[:len(want)-1], raw); err == nil || !strings.Contains(err.Error(), "more than the expected") {
-			t.Fatalf("inflate into one byte too few: %v", err)
+	if errs[0] != nil {
+		if errs[0].Error() != errs[1].Error() {
+			t.Fatalf("the fast loops fail differently: %v; Go loop: %v", errs[0], errs[1])
 		}
+		return 0, errs[0]
 	}
-	z := zlibWrap(raw[:end], want)
+	z := zlibWrap(raw[:wantEnd], want)
 	if n, err := inflateInto(buf[:len(want)], z); err != nil || n != len(want) {
 		t.Fatalf("zlib stream: %d bytes, %v", n, err)
 	}
@@ -128,7 +143,7 @@ func checkInflate(t *testing.T, raw []byte) (int, error) {
 	if _, err := inflateInto(buf[:len(want)], z); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("zlib stream with a bad checksum: %v", err)
 	}
-	return n, nil
+	return len(want), nil
 }
 
 // inflateSeeds are deflate streams of every block kind from compress/flate
@@ -229,6 +244,22 @@ func dynamicHeader(w *lsbWriter, final bool, nlit, ndist int, clens [19]uint8, l
 	}
 }
 
+// canonicalCodes returns the canonical Huffman codewords of the code
+// lengths lens (RFC 1951 3.2.2), by symbol.
+func canonicalCodes(lens []int) []uint64 {
+	code, next := make([]uint64, len(lens)), uint64(0)
+	for l := 1; l <= 15; l++ {
+		for s, sl := range lens {
+			if sl == l {
+				code[s] = next
+				next++
+			}
+		}
+		next <<= 1
+	}
+	return code
+}
+
 // codeLens returns n code lengths, zero except those given by symbol.
 func codeLens(n int, set map[int]int) []int {
 	l := make([]int, n)
@@ -248,6 +279,10 @@ func TestInflateBlocks(t *testing.T) {
 	var clens3 [19]uint8
 	for _, s := range []int{0, 1, 2, 3, 4, 5, 16, 18} {
 		clens3[s] = 3
+	}
+	var clens4 [19]uint8 // lengths 0-15 in 4 bits each: complete
+	for i := range 16 {
+		clens4[i] = 4
 	}
 	rep := func(sym, extra int) int { return sym | extra<<5 }
 	cases := []struct {
@@ -307,6 +342,37 @@ func TestInflateBlocks(t *testing.T) {
 			w.fixedMatch(257, 0, 0, 1, 0, 0) // distance 2 after 1 byte
 			w.fixedLit(256)
 		}, "match distance 2 beyond the 1 bytes decoded"},
+		{"distance too far back in the fast loop", func(w *lsbWriter) {
+			w.put(1|1<<1, 3)
+			for i := range 600 {
+				w.fixedLit(i % 7)
+			}
+			w.fixedMatch(257, 0, 0, 19, 100, 8) // distance 869 after 600 bytes
+			for range 100 {                     // input the fast loop needs past the match
+				w.fixedLit('z')
+			}
+			w.fixedLit(256)
+		}, "match distance 869 beyond the 600 bytes decoded"},
+		{"invalid codes in the fast loop", func(w *lsbWriter) {
+			w.put(1|1<<1, 3)
+			for i := range 600 {
+				w.fixedLit(i % 7)
+			}
+			w.fixedMatch(257, 0, 0, 31, 0, 0)
+			for range 100 {
+				w.fixedLit('z')
+			}
+		}, "invalid distance code"},
+		{"blocks after an end of block in the fast loop", func(w *lsbWriter) {
+			for b := range 3 {
+				w.put(uint64(b/2)|1<<1, 3)
+				for i := range 600 {
+					w.fixedLit(i % (7 + b))
+				}
+				w.fixedMatch(260, 0, 0, 4, 1, 1) // length 6, distance 6
+				w.fixedLit(256)
+			}
+		}, ""},
 		{"distance at the start", func(w *lsbWriter) {
 			w.put(1|1<<1, 3)
 			w.fixedMatch(257, 0, 0, 0, 0, 0)
@@ -372,25 +438,47 @@ func TestInflateBlocks(t *testing.T) {
 			for i := range 14 {
 				set['a'+i] = i + 1
 			}
-			var c [19]uint8 // lengths 0-15 in 4 bits each: complete
-			for i := range 16 {
-				c[i] = 4
-			}
-			dynamicHeader(w, true, 257, 1, c, codeLens(258, set), nil)
-			code, next := map[int]uint64{}, uint64(0)
-			for l := 1; l <= 15; l++ {
-				for s := range 257 {
-					if set[s] == l {
-						code[s] = next
-						next++
-					}
-				}
-				next <<= 1
-			}
+			lens := codeLens(258, set)
+			dynamicHeader(w, true, 257, 1, clens4, lens, nil)
+			code := canonicalCodes(lens[:257])
 			for _, s := range []int{'a', 'a' + 13, 'a' + 14, 'a' + 5} {
 				w.code(code[s], uint(set[s]))
 			}
 			w.code(code[256], 15)
+		}, ""},
+		{"long codes and every match copy in the fast loop", func(w *lsbWriter) {
+			// literals 'a'+i of 1 ... 13 bits, length 3 (symbol 257) of 14
+			// bits, literal 'a'+13 and the end of block of 15: the last three
+			// decode through subtables; distance codes 0-9 (distances 1 to
+			// 32) of 1 ... 9 bits, the 9-bit ones through subtables.
+			lit := map[int]int{257: 14, 'a' + 13: 15, 256: 15}
+			for i := range 13 {
+				lit['a'+i] = i + 1
+			}
+			lens := codeLens(258+10, lit)
+			for d := range 10 {
+				lens[258+d] = min(d+1, 9)
+			}
+			dynamicHeader(w, true, 258, 10, clens4, lens, nil)
+			lc, dc := canonicalCodes(lens[:258]), canonicalCodes(lens[258:])
+			r := rand.New(rand.NewSource(11))
+			for n := 0; n < 20000; {
+				if n < 40 || r.Intn(3) > 0 {
+					s := 'a' + min(r.Intn(15), 13)
+					w.code(lc[s], uint(lens[s]))
+					n++
+					continue
+				}
+				d := r.Intn(10) // distance base 1, 2, 3, 4, 5, 7, 9, 13, 17, 25
+				w.code(lc[257], 14)
+				w.code(dc[d], uint(lens[258+d]))
+				if d >= 4 {
+					eb := uint(d/2 - 1)
+					w.put(uint64(r.Intn(1<<eb)), eb)
+				}
+				n += 3
+			}
+			w.code(lc[256], 15)
 		}, ""},
 		{"literal after the end of input", func(w *lsbWriter) {
 			w.put(1|1<<1, 3)
@@ -405,7 +493,8 @@ func TestInflateBlocks(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
-		for cut := range len(raw) { // a stream cut anywhere fails
+		step := max(1, len(raw)/300)
+		for cut := 0; cut < len(raw); cut += step { // a stream cut anywhere fails
 			if _, _, err := new(inflater).inflate(make([]byte, 1<<16), raw[:cut]); err == nil {
 				t.Errorf("%s: cut to %d of %d bytes: no error", tc.name, cut, len(raw))
 			}
@@ -458,9 +547,19 @@ func TestAdler32(t *testing.T) {
 	big := make([]byte, 3*adlerNMax+13)
 	r.Read(big)
 	ones := bytes.Repeat([]byte{0xff}, 4*adlerNMax+5)
-	for _, p := range [][]byte{nil, {1}, big[:7], big[:8], big[:9], big[:adlerNMax], big[:adlerNMax+8], big, ones} {
+	for _, p := range [][]byte{nil, {1}, big[:7], big[:8], big[:9], big[:31], big[:32], big[:33], big[:adlerNMax], big[:adlerNMax+8], big, ones} {
 		if got, want := adler32Sum(p), adler32.Checksum(p); got != want {
 			t.Errorf("%d bytes: adler32Sum %#x, hash/adler32 %#x", len(p), got, want)
+		}
+	}
+	// adlerBlocks (AVX2 where it runs) against the Go words, on every
+	// length it is given, random bytes and all ones (the largest sums)
+	for n := 0; n <= adlerNMax; n += adlerBlock {
+		for _, p := range [][]byte{big[13 : 13+n], ones[:n]} {
+			s, w := adlerBlocks(p)
+			if gs, gw := adlerBlocksGo(p); s != gs || w != gw {
+				t.Fatalf("%d bytes: adlerBlocks %d, %d; adlerBlocksGo %d, %d", n, s, w, gs, gw)
+			}
 		}
 	}
 }
@@ -500,30 +599,63 @@ sys.stdout.buffer.write(zlib.compress(a.tobytes(), 4))`)
 	return z, 8_000_000
 }
 
-// BenchmarkInflateChunk inflates one chunk of the bench files with inflate
-// and with klauspost/compress/zlib, the decoder it replaced; compare the
-// two MB/s.
+// BenchmarkInflateChunk inflates one chunk of the bench files: with the
+// fast loop in use here (assembly on amd64 with BMI2), with the Go loop,
+// with klauspost/compress/zlib (the decoder inflate replaced), and the
+// whole pipeline of the chunk, inflate and unshuffle. Besides MB/s, each
+// reports CPU time per chunk, which a loaded machine changes less.
 func BenchmarkInflateChunk(b *testing.B) {
 	z, size := benchChunk(b)
 	out := make([]byte, size)
-	b.Run("inflate", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			if n, err := inflateInto(out, z); err != nil || n != size {
-				b.Fatal(n, err)
+	run := func(name string, decode func() error) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			c0 := cpuTime(b)
+			for b.Loop() {
+				if err := decode(); err != nil {
+					b.Fatal(err)
+				}
 			}
+			b.ReportMetric(float64(cpuTime(b)-c0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+	inflate := func(f *inflater) func() error {
+		return func() error {
+			n, _, err := f.inflate(out, z[2:])
+			if err == nil && n != size {
+				err = fmt.Errorf("%d bytes", n)
+			}
+			return err
 		}
-	})
-	b.Run("klauspost", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			r, err := kzlib.NewReader(bytes.NewReader(z))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if n, err := io.ReadFull(r, out); err != nil || n != size {
-				b.Fatal(n, err)
-			}
+	}
+	run("inflate", func() error {
+		n, err := inflateInto(out, z)
+		if err == nil && n != size {
+			err = fmt.Errorf("%d bytes", n)
 		}
+		return err
 	})
+	run("fastloop", inflate(new(inflater)))
+	run("goloop", inflate(&inflater{goLoop: true}))
+	run("klauspost", func() error {
+		r, err := kzlib.NewReader(bytes.NewReader(z))
+		if err == nil {
+			_, err = io.ReadFull(r, out)
+		}
+		return err
+	})
+	p := []Filter{{ID: FilterShuffle, ClientData: []uint32{8}}, {ID: FilterDeflate, ClientData: []uint32{4}}}
+	run("pipeline", func() error {
+		_, err := decodeChunk(p, 0, z, size)
+		return err
+	})
+}
+
+// cpuTime returns the user and system CPU time the process used so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
