@@ -142,13 +142,8 @@ func buildDecodeTable(table []uint32, lens []uint8, syms []uint32, tb uint) bool
 			return false // over-subscribed
 		}
 	}
-	if left > 0 {
-		if maxLen != 1 || count[1] != 1 {
-			return false // incomplete
-		}
-		for i := range main {
-			main[i] = entExcept
-		}
+	if left > 0 && (maxLen != 1 || count[1] != 1) {
+		return false // incomplete
 	}
 	var offs [maxCodeBits + 2]int
 	for l := 1; l <= maxCodeBits; l++ {
@@ -161,6 +156,13 @@ func buildDecodeTable(table []uint32, lens []uint8, syms []uint32, tb uint) bool
 			offs[l]++
 		}
 	}
+	// The main table is filled length by length: before the codewords of
+	// length l <= tb go to their indexes below 2^l, the part filled so far
+	// (below 2^(l-1)) is copied above itself, which repeats each shorter
+	// codeword's entry at every index whose low bits are that codeword.
+	// Indexes no codeword reaches keep entExcept (the missing codeword of
+	// a code of one 1-bit codeword).
+	main[0] = entExcept
 	sb := uint(0) // subtable index bits
 	if maxLen > tb {
 		sb = maxLen - tb
@@ -168,17 +170,17 @@ func buildDecodeTable(table []uint32, lens []uint8, syms []uint32, tb uint) bool
 	next := 1 << tb // start of the next subtable
 	start, prefix := 0, -1
 	code, i := 0, 0
-	for l := uint(1); l <= maxLen; l++ {
+	for l := uint(1); l <= max(maxLen, tb); l++ {
+		if l <= tb {
+			copy(main[1<<(l-1):1<<l], main[:1<<(l-1)])
+		}
 		for range count[l] {
 			sym := sorted[i]
 			i++
 			r := int(bits.Reverse16(uint16(code)) >> (16 - l))
 			code++
 			if l <= tb {
-				e := syms[sym] + uint32(l) + uint32(l)<<8
-				for j := r; j < len(main); j += 1 << l {
-					main[j] = e
-				}
+				main[r] = syms[sym] + uint32(l) + uint32(l)<<8
 				continue
 			}
 			if p := r & (1<<tb - 1); p != prefix {
