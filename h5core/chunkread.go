@@ -280,23 +280,41 @@ func (ds *Dataset) chunkData(idx chunkIndex, s, grid []uint64) ([]byte, error) {
 		if loc.stc != nil {
 			return ds.denseStructuredChunk(loc)
 		}
-		raw, err := ds.f.read(loc.addr, loc.size)
-		if err != nil {
-			return nil, err
-		}
 		if len(ds.Filters) == 0 {
+			raw, err := ds.f.read(loc.addr, loc.size)
+			if err != nil {
+				return nil, err
+			}
 			if uint64(len(raw)) < want {
 				return nil, formatErr(loc.addr, "chunk %v holds %d bytes, expected %d", s, len(raw), want)
 			}
 			return raw[:want], nil
 		}
+		bp, _ := storedBufs.Get().(*[]byte)
+		if bp == nil {
+			bp = new([]byte)
+		}
+		raw, err := ds.f.readBuf(*bp, loc.addr, loc.size)
+		if err != nil {
+			storedBufs.Put(bp)
+			return nil, err
+		}
+		*bp = raw
 		out, err := decodeChunk(ds.Filters, loc.mask, raw, int(want))
+		if !sameArray(out, raw) {
+			storedBufs.Put(bp) // the decoded chunk is not part of it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("chunk %v at %#x: %w", s, loc.addr, err)
 		}
 		return out, nil
 	})
 }
+
+// storedBufs pools the buffers a filtered chunk's stored bytes are read
+// into: free again once the chunk is decoded, unless the decoded chunk is
+// part of one (all its filters skipped, say).
+var storedBufs sync.Pool // of *[]byte
 
 // copyChunk fills the part of chunk s that lies in the byte range
 // [off, off+len(p)) of the dataset into p, one run of the chunk's last

@@ -172,14 +172,23 @@ func (f *File) holds(addr, n uint64) bool {
 
 // read returns n bytes at relative address addr, refusing ranges that do
 // not lie inside the file.
-func (f *File) read(addr, n uint64) ([]byte, error) {
+func (f *File) read(addr, n uint64) ([]byte, error) { return f.readBuf(nil, addr, n) }
+
+// readBuf is read into buf[:n] when buf has the capacity, else into a new
+// buffer.
+func (f *File) readBuf(buf []byte, addr, n uint64) ([]byte, error) {
 	if addr == undefAddr {
 		return nil, formatErr(addr, "read at undefined address")
 	}
 	if !f.holds(addr, n) {
 		return nil, formatErr(addr, "%d bytes at %#x lie beyond the end of the file (%d bytes)", n, addr, f.Size())
 	}
-	b := make([]byte, n)
+	b := buf[:0]
+	if uint64(cap(b)) >= n {
+		b = b[:n]
+	} else {
+		b = make([]byte, n)
+	}
 	if _, err := f.r.ReadAt(b, int64(addr+f.base)); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
 		return nil, formatErr(addr, "read %d bytes: %v", n, err)
 	}

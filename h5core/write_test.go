@@ -416,3 +416,63 @@ func TestBtreeGrowth(t *testing.T) {
 		})
 	}
 }
+
+// TestChunkKeepsStoredBytes reads a dataset whose chunks decode to their
+// stored bytes (shuffle of 1-byte elements returns its input): each cached
+// chunk is then the buffer its stored bytes were read into, which must not
+// go back to the pool the next chunk is read from. Every chunk read again
+// from the cache after the others must still hold its own values.
+func TestChunkKeepsStoredBytes(t *testing.T) {
+	p := copyFixture(t, "latest")
+	rw, err := h5core.OpenRW(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, err := h5core.NumberType(false, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 4096)
+	for i := range want {
+		want[i] = byte(i * 7 % 251)
+	}
+	tx, err := rw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := h5core.DatasetSpec{Type: typ, Dims: []uint64{4096}, Chunk: []uint64{1024}, Filters: []h5core.Filter{{ID: h5core.FilterShuffle}}}
+	if err := tx.CreateDataset("/", "bytes", spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.WriteAt("/bytes", want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	f, err := h5core.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.Open("/bytes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 1024)
+	for pass := range 2 {
+		for c := range 4 {
+			if _, err := ds.ReadAt(got, int64(c*1024)); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want[c*1024:(c+1)*1024]) {
+				t.Fatalf("pass %d: chunk %d holds other bytes", pass, c)
+			}
+		}
+	}
+}
