@@ -13,7 +13,9 @@ import (
 // of streaming through an io.Reader: a 64-bit bit buffer refilled by one
 // 8-byte load, table entries that decode a literal, or a length with its
 // extra bits, in one lookup (inflate_table.go), matches copied 8 bytes at
-// a time, and a careful loop for the last bytes of input and output.
+// a time, and a careful loop for the last bytes of input and output. On
+// amd64 with BMI2 the fast loop is assembly (huffmanFastAsm, 16-byte
+// copies); the Go loop stays the reference the tests hold it to.
 
 // errInflateTruncated reports a deflate stream that ends too soon.
 var errInflateTruncated = fmt.Errorf("deflate stream truncated: %w", io.ErrUnexpectedEOF)
