@@ -1,10 +1,6 @@
 package arrowexport
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
-	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,11 +9,11 @@ import (
 )
 
 // jsonAppender returns the appender of array a's values as JSON text, the
-// CSV form of compound (struct) and array (list) cells: objects with
-// their fields in declaration order, lists, numbers in the shortest form
-// that round-trips at their width, "NaN", "+Inf" and "-Inf" for the
-// special floats, dictionaries as their labels, binary values in base64
-// and nulls as null.
+// CSV form of compound (struct) and array (list) cells, in the encoding
+// of jsonvalue.go: objects with their fields in declaration order, lists,
+// numbers in the shortest form that round-trips at their width, "NaN",
+// "Infinity" and "-Infinity" for the special floats, dictionaries as
+// their labels, binary values in base64 and nulls as null.
 func jsonAppender(a arrow.Array) fieldAppender {
 	value := jsonValueAppender(a)
 	return func(d []byte, i int) []byte {
@@ -42,9 +38,7 @@ func jsonValueAppender(a arrow.Array) fieldAppender {
 	case *array.LargeString:
 		return func(d []byte, i int) []byte { return appendJSONString(d, a.Value(i)) }
 	case *array.FixedSizeBinary:
-		return func(d []byte, i int) []byte {
-			return appendJSONString(d, base64.StdEncoding.EncodeToString(a.Value(i)))
-		}
+		return func(d []byte, i int) []byte { return appendJSONBytes(d, a.Value(i)) }
 	case *array.Dictionary:
 		labels := jsonAppender(a.Dictionary())
 		return func(d []byte, i int) []byte { return labels(d, a.GetValueIndex(i)) }
@@ -85,29 +79,6 @@ func jsonValueAppender(a arrow.Array) fieldAppender {
 		return csvAppender(a) // the same digits as a CSV field
 	}
 	return func(d []byte, i int) []byte { return appendJSONString(d, a.ValueStr(i)) }
-}
-
-// appendJSONFloat appends a float as a JSON number, or as the string
-// "NaN", "+Inf" or "-Inf".
-func appendJSONFloat(d []byte, v float64, bits int) []byte {
-	switch {
-	case math.IsNaN(v):
-		return append(d, `"NaN"`...)
-	case math.IsInf(v, 1):
-		return append(d, `"+Inf"`...)
-	case math.IsInf(v, -1):
-		return append(d, `"-Inf"`...)
-	}
-	return strconv.AppendFloat(d, v, 'g', -1, bits)
-}
-
-// appendJSONString appends s as a JSON string (<, > and & as they are).
-func appendJSONString(d []byte, s string) []byte {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s) // a string always encodes
-	return append(d, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
 // jsonCellBound bounds the bytes of one CSV field of c, a compound or

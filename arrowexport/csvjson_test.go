@@ -81,7 +81,7 @@ func TestCSVCompoundCells(t *testing.T) {
 	a := b.NewArray()
 	defer a.Release()
 	want := []string{
-		`{"z":-3,"a":"NaN","m":"+Inf","s":"say \"hi\", ok","v":[1,2]}`,
+		`{"z":-3,"a":"NaN","m":"Infinity","s":"say \"hi\", ok","v":[1,2]}`,
 		"",
 		`{"z":7,"a":5.9604645e-08,"m":0.1,"s":"é","v":[1,2]}`,
 	}

@@ -253,7 +253,8 @@ func appendJSON(b array.Builder, v any) error {
 	switch t.ID() {
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		switch {
-		case isStr && (s == "NaN" || s == "+Inf" || s == "-Inf"):
+		case isStr && (s == "NaN" || s == "Infinity" || s == "-Infinity" || s == "+Inf" || s == "-Inf"):
+			// jsonAppender's spellings, and the +Inf and -Inf it wrote before
 		case !isStr:
 			if _, num := v.(json.Number); !num {
 				return fmt.Errorf("%s is not a number", jsonText(v))

@@ -1,27 +1,110 @@
 package arrowexport
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/h5fs/h5fs/h5core"
 )
 
-// Description is a dataset's shape, type and storage as h5fs describes
-// it, with the same field names everywhere: in `h5fs ls --json`, in a
-// directory's .meta.json and in a sparse dataset's .meta.json (README,
-// "JSON descriptions").
+// Object describes one member of an HDF5 file, with the same fields
+// everywhere: an entry of `h5fs ls --json`'s objects, the object a
+// directory's .meta.json is of, and the one each of its links leads to
+// (README, "JSON descriptions").
+type Object struct {
+	Path string `json:"path"`
+	// Kind is group, dataset or datatype; softlink, externallink or
+	// userlink for a link `h5fs ls` does not follow; error for an object
+	// that cannot be read.
+	Kind string `json:"kind"`
+	// Addr is the address of the object's header: what references to it
+	// hold (JSONValue).
+	Addr   uint64 `json:"addr,omitempty"`
+	Target string `json:"target,omitempty"` // a soft or external link's path
+	File   string `json:"file,omitempty"`   // an external link's file
+	Error  string `json:"error,omitempty"`
+	*Description
+	// Sparse is set for sparse datasets: without its counts unless
+	// counted (CountSparse).
+	Sparse          *SparseStorage `json:"sparse,omitempty"`
+	Attributes      []Attribute    `json:"attributes,omitempty"`
+	AttributesError string         `json:"attributes_error,omitempty"`
+}
+
+// Attribute is one attribute of an object.
+type Attribute struct {
+	Name  string `json:"name"`
+	Dtype string `json:"dtype"` // as Description's
+	// Shape is [] for a scalar, null for a null dataspace (no value).
+	Shape []uint64  `json:"shape"`
+	Value JSONValue `json:"value"` // null when Error says why it cannot be read
+	Error string    `json:"error,omitempty"`
+}
+
+// DescribeObject describes object o: its kind, address and attributes,
+// and a dataset's Description.
+func DescribeObject(o *h5core.Object) *Object {
+	d := &Object{Path: o.Path, Kind: o.Kind().String(), Addr: o.Addr}
+	attrs, err := o.Attributes()
+	if err != nil {
+		d.AttributesError = err.Error()
+	}
+	for _, a := range attrs {
+		d.Attributes = append(d.Attributes, describeAttribute(a))
+	}
+	if o.Kind() != h5core.KindDataset {
+		return d
+	}
+	ds, err := o.Dataset()
+	if err != nil {
+		d.Kind, d.Error = "error", err.Error()
+		return d
+	}
+	d.Description = Describe(ds)
+	if ds.IsSparse() {
+		d.Sparse = DescribeSparse(ds)
+	}
+	return d
+}
+
+// describeAttribute describes attribute a.
+func describeAttribute(a *h5core.Attribute) Attribute {
+	d := Attribute{Name: a.Name, Dtype: a.Type.String(), Shape: a.Shape}
+	if a.Shape == nil && !a.Null {
+		d.Shape = []uint64{}
+	}
+	v, err := a.Value()
+	if err != nil {
+		d.Error = err.Error()
+		return d
+	}
+	d.Value = JSONValue{Type: a.Type, Shape: a.Shape, Value: v}
+	return d
+}
+
+// Description is a dataset's shape, type and storage.
 type Description struct {
+	// Shape is [] for a scalar, null for a null dataspace (no elements).
 	Shape []uint64 `json:"shape"`
 	// MaxShape holds null for an unlimited dimension.
 	MaxShape []any `json:"maxshape"`
 	// Dtype is the stored HDF5 type as h5fs prints it ("int32 BE").
-	Dtype string `json:"dtype"`
+	Dtype       string `json:"dtype"`
+	Class       string `json:"class"`
+	ElementSize int    `json:"element_size"`
 	// RawDtype is the NumPy type of the elements of the .raw and .npy
-	// views: packed little-endian whatever the stored byte order ("<i4"
-	// for "int32 BE"); empty when the dataset has no such views.
+	// views (a sparse dataset's dense.npy and csr/data.npy): packed
+	// little-endian whatever the stored byte order ("<i4" for "int32
+	// BE"); empty when the dataset has no such views.
 	RawDtype   string   `json:"raw_dtype,omitempty"`
 	Layout     string   `json:"layout"`
 	Chunks     []uint64 `json:"chunks,omitempty"`
 	ChunkIndex string   `json:"chunk_index,omitempty"`
 	Filters    []Filter `json:"filters,omitempty"`
+	// Fill is what elements never written read as: the file's fill value
+	// if FillDefined, else zero bytes' value; absent if it cannot be read.
+	Fill        *JSONValue `json:"fill_value,omitempty"`
+	FillDefined bool       `json:"fill_value_defined"`
 	// NetCDFDimension marks a netCDF-4 dimension without a variable: a
 	// dimension scale whose values were never written (all fill).
 	NetCDFDimension bool `json:"netcdf_dimension,omitempty"`
@@ -39,28 +122,53 @@ type Filter struct {
 
 // Describe returns the description of dataset ds.
 func Describe(ds *h5core.Dataset) *Description {
-	d := &Description{Shape: ds.Shape(), MaxShape: MaxShape(ds), Dtype: ds.Type.String(), Layout: ds.Layout(),
-		Filters: Filters(ds.Filters), NetCDFDimension: ds.NetCDFDimension()}
-	if a, err := DatasetArray(ds); err == nil && !ds.IsSparse() {
-		d.RawDtype = a.Dtype()
+	d := &Description{Shape: ds.Shape(), MaxShape: MaxShape(ds), Dtype: ds.Type.String(), Class: ds.Type.Class.String(),
+		ElementSize: ds.Type.Size, Layout: ds.Layout(), Filters: Filters(ds.Filters), NetCDFDimension: ds.NetCDFDimension()}
+	switch {
+	case ds.IsScalar():
+		d.Shape, d.MaxShape = []uint64{}, []any{}
+	case ds.IsNull():
+		d.MaxShape = nil
+	}
+	if _, err := DatasetArray(ds); err == nil || ds.IsSparse() {
+		d.RawDtype = RawDtype(ds.Type)
 	}
 	if d.Layout == "chunked" || ds.IsSparse() {
 		d.Chunks = ds.ChunkShape()
 		d.ChunkIndex = ds.ChunkIndexKind().String()
 	}
+	fill, set := ds.FillValue()
+	if v, err := ds.File().ElementValue(ds.Type, fill); err == nil {
+		d.Fill = &JSONValue{Type: ds.Type, Value: v}
+	}
+	d.FillDefined = set
 	return d
 }
 
 // RawDtype returns the NumPy type of the packed little-endian elements
-// of stored type t, as a table column's .raw view holds them; "" for
-// types with no such form (variable length, arrays).
+// of stored type t, as the .raw views hold them: numpy.fromfile(raw,
+// RawDtype) reads them whatever t's byte order, an array type as a
+// subarray type ("(2,3)<i4"); "" for types with no such form (variable
+// length, arrays of compounds).
 func RawDtype(t *h5core.Datatype) string {
-	if !t.IsFixedSize() || t.Size <= 0 || t.Class == h5core.ClassArray {
+	if !t.IsFixedSize() || t.Size <= 0 {
 		return ""
 	}
+	var dims []string
+	for ; t.Class == h5core.ClassArray; t = t.Base {
+		for _, d := range t.Dims {
+			dims = append(dims, strconv.Itoa(d))
+		}
+	}
 	d, err := npyDescr(t)
-	if err != nil {
+	if err != nil || dims != nil && t.Class == h5core.ClassCompound {
 		return ""
+	}
+	if len(dims) == 1 {
+		return "(" + dims[0] + ",)" + d
+	}
+	if dims != nil {
+		return "(" + strings.Join(dims, ",") + ")" + d
 	}
 	return d
 }
@@ -90,15 +198,17 @@ func Filters(p []h5core.Filter) []Filter {
 }
 
 // SparseStorage is the storage of a structured-chunk sparse dataset: its
-// sections' filters and, once its chunks are read, sizes and counts
-// (absent when not counted: `h5fs ls` without -v).
+// sections' filters and, once counted (CountSparse), its chunks' sizes
+// and counts and its defined elements.
 type SparseStorage struct {
 	ChunkBytes     uint64    `json:"chunk_bytes"`
 	StoredChunks   int       `json:"stored_chunks,omitempty"`
 	NNZ            uint64    `json:"nnz,omitempty"`
+	Density        float64   `json:"density,omitempty"` // NNZ over the elements of the shape
 	LogicalBytes   int64     `json:"logical_bytes,omitempty"`
 	AllocatedBytes uint64    `json:"allocated_bytes,omitempty"`
 	Sections       []Section `json:"sections"`
+	Error          string    `json:"error,omitempty"` // why it could not be counted
 }
 
 // Section is one section of a sparse dataset's structured chunks: its
@@ -114,31 +224,25 @@ type Section struct {
 // sectionContent names what each section of a structured chunk holds.
 var sectionContent = [...]string{"selection", "values", "variable-length"}
 
-// DescribeSparse returns the storage of sparse dataset ds: with chunks,
-// also the sizes summed over its stored chunks (nnz is left to the
-// caller, who reads the selections).
-func DescribeSparse(ds *h5core.Dataset, chunks []h5core.ChunkInfo) SparseStorage {
-	s := SparseStorage{ChunkBytes: uint64(ds.Type.Size), StoredChunks: len(chunks), LogicalBytes: ds.Size()}
+// DescribeSparse returns the storage of sparse dataset ds, uncounted:
+// its chunks' size and its sections' filters.
+func DescribeSparse(ds *h5core.Dataset) *SparseStorage {
+	s := &SparseStorage{ChunkBytes: uint64(ds.Type.Size)}
 	for _, c := range ds.ChunkShape() {
 		s.ChunkBytes *= c
 	}
-	section := func(i int) *Section {
-		for len(s.Sections) <= i {
-			n := len(s.Sections)
-			s.Sections = append(s.Sections, Section{Section: n, Content: sectionContent[min(n, 2)], Filters: []Filter{}})
-		}
-		return &s.Sections[i]
-	}
-	section(1)
+	s.section(1)
 	for i, p := range ds.SectionFilters {
-		section(i).Filters = append(section(i).Filters, Filters(p)...)
-	}
-	for _, c := range chunks {
-		s.AllocatedBytes += c.StoredSize
-		for i, sec := range c.Sections {
-			section(i).StoredBytes += sec.StoredSize
-			section(i).UnfilteredBytes += sec.UnfilteredSize
-		}
+		s.section(i).Filters = append(s.section(i).Filters, Filters(p)...)
 	}
 	return s
+}
+
+// section returns section i, adding the sections up to it.
+func (s *SparseStorage) section(i int) *Section {
+	for len(s.Sections) <= i {
+		n := len(s.Sections)
+		s.Sections = append(s.Sections, Section{Section: n, Content: sectionContent[min(n, 2)], Filters: []Filter{}})
+	}
+	return &s.Sections[i]
 }

@@ -1,55 +1,53 @@
 package arrowexport
 
 import (
-	"encoding/json"
-	"fmt"
-	"math"
-
 	"github.com/h5fs/h5fs/h5core"
 	"github.com/h5fs/h5fs/sparsecoo"
 )
 
-// SparseMeta is the content of a sparse dataset's .meta.json: the
-// dataset's Description and SparseStorage, with its fill value, the
-// NumPy type of its values' views, its density and its views.
-type SparseMeta struct {
-	*Description
-	NumpyDtype string `json:"numpy_dtype"`
-	Fill       any    `json:"fill_value"`
-	FillSet    bool   `json:"fill_value_defined"`
-	SparseStorage
-	Density float64           `json:"density"`
-	Views   map[string]string `json:"views"`
+// sparseMeta is the content of a sparse dataset's .meta.json: the
+// dataset's Object, its storage counted, and its views.
+type sparseMeta struct {
+	*Object
+	Views map[string]string `json:"views"`
 }
 
-// SparseMetaJSON builds the .meta.json content of a sparse dataset opened
-// as m: shape, chunk shape, datatype, fill value, nnz (from the
-// selections), index kind, and per-section filters and sizes.
-func SparseMetaJSON(ds *h5core.Dataset, m *sparsecoo.Matrix) ([]byte, error) {
+// CountSparse returns the storage of sparse dataset ds opened as m, with
+// its stored chunks' sizes and counts, its defined elements (from the
+// selections) and its density.
+func CountSparse(ds *h5core.Dataset, m *sparsecoo.Matrix) (*SparseStorage, error) {
 	chunks, err := ds.SparseChunks()
 	if err != nil {
 		return nil, err
 	}
-	dtype, err := npyDescr(ds.Type)
-	if err != nil {
-		dtype = ""
+	s := DescribeSparse(ds)
+	s.StoredChunks, s.LogicalBytes, s.NNZ = len(chunks), ds.Size(), m.NNZ()
+	for _, c := range chunks {
+		s.AllocatedBytes += c.StoredSize
+		for i, sec := range c.Sections {
+			s.section(i).StoredBytes += sec.StoredSize
+			s.section(i).UnfilteredBytes += sec.UnfilteredSize
+		}
 	}
-	fill, set := ds.FillValue()
-	fv, err := ds.File().ElementValue(ds.Type, fill)
+	if n := ds.NumElements(); n > 0 {
+		s.Density = float64(s.NNZ) / float64(n)
+	}
+	return s, nil
+}
+
+// SparseMetaJSON builds the .meta.json content of the sparse dataset o,
+// opened as m: its description (shape, chunk shape, datatype, fill value,
+// index kind, attributes), its storage counted (CountSparse) and its
+// views.
+func SparseMetaJSON(o *h5core.Object, ds *h5core.Dataset, m *sparsecoo.Matrix) ([]byte, error) {
+	s, err := CountSparse(ds, m)
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := fv.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-		fv = fmt.Sprint(f)
-	}
-	meta := SparseMeta{Description: Describe(ds), NumpyDtype: dtype, Fill: fv, FillSet: set,
-		SparseStorage: DescribeSparse(ds, chunks), Views: map[string]string{}}
-	meta.NNZ = m.NNZ()
-	if n := ds.NumElements(); n > 0 {
-		meta.Density = float64(m.NNZ()) / float64(n)
-	}
+	meta := sparseMeta{Object: DescribeObject(o), Views: map[string]string{}}
+	meta.Sparse = s
 	for _, name := range SparseViewNames(len(ds.Shape())) {
 		meta.Views[name] = sparseViewDoc[name]
 	}
-	return json.MarshalIndent(meta, "", "  ")
+	return MarshalDescription(meta)
 }

@@ -79,12 +79,12 @@ func TestSparseViewsScipy(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			meta, err := SparseMetaJSON(ds, m)
+			meta, err := SparseMetaJSON(o, ds, m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var mj SparseMeta
-			if err := json.Unmarshal(meta, &mj); err != nil || mj.NNZ != m.NNZ() || len(mj.Sections) != 2 && mj.StoredChunks > 0 {
+			var mj struct{ Sparse *SparseStorage }
+			if err := json.Unmarshal(meta, &mj); err != nil || mj.Sparse == nil || mj.Sparse.NNZ != m.NNZ() || len(mj.Sparse.Sections) != 2 && mj.Sparse.StoredChunks > 0 {
 				t.Fatalf("meta %s: %v", meta, err)
 			}
 			out, err := exec.Command(debianPython, "testdata/check_sparse.py", dir, strings.TrimSuffix(file, ".h5")+".expected.json", name).CombinedOutput()

@@ -58,7 +58,7 @@ func (t *Tree) sparseEntries(o *h5core.Object, ds *h5core.Dataset) ([]entry, err
 	es := []entry{t.metaEntry(o, nil, nil)}
 	if ds != nil {
 		es[0] = t.viewEntry(metaName, o, func() (View, error) {
-			b, err := arrowexport.SparseMetaJSON(ds, m)
+			b, err := arrowexport.SparseMetaJSON(o, ds, m)
 			return bytesView(b), err
 		})
 	}

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,23 +205,6 @@ func copyXattr(dest, v []byte) (uint32, syscall.Errno) {
 		return uint32(len(v)), syscall.ERANGE
 	}
 	return uint32(copy(dest, v)), 0
-}
-
-// attributeTexts returns the attributes of o as readable text, by name.
-func attributeTexts(o *h5core.Object) (map[string]string, error) {
-	attrs, err := o.Attributes()
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[string]string, len(attrs))
-	for _, a := range attrs {
-		v, err := a.Value()
-		if err != nil {
-			return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
-		}
-		m[a.Name] = attrText(v)
-	}
-	return m, nil
 }
 
 // attrText renders an attribute value: a string as it is, anything else

@@ -10,35 +10,15 @@ import (
 	"github.com/h5fs/h5fs/h5core"
 )
 
-// lsEntry is one object as `h5fs ls` reports it (text or JSON).
+// lsEntry is one object as `h5fs ls` reports it (text or JSON): its
+// description, as .meta.json gives it, and with -v its chunks.
 type lsEntry struct {
-	Path   string `json:"path"`
-	Kind   string `json:"kind"` // group, dataset, datatype, softlink, externallink, error
-	Target string `json:"target,omitempty"`
-	File   string `json:"file,omitempty"`
-	Error  string `json:"error,omitempty"`
-	*arrowexport.Description
-	Scalar     bool       `json:"scalar,omitempty"`
-	Null       bool       `json:"null,omitempty"`
-	Class      string     `json:"class,omitempty"`
-	Size       int        `json:"element_size,omitempty"`
-	Fill       any        `json:"fill_value,omitempty"`
-	Attributes []lsAttr   `json:"attributes,omitempty"`
+	*arrowexport.Object
 	ChunkList  []lsChunk  `json:"chunk_list,omitempty"`
 	Storage    *lsStorage `json:"storage,omitempty"`
-	Sparse     *lsSparse  `json:"sparse,omitempty"`
 	children   []*lsEntry // text output nesting
-	attrErr    string     // attribute decoding error (text)
 	chunkError string     // chunk listing error
 	obj        *h5core.Object
-}
-
-type lsAttr struct {
-	Name  string   `json:"name"`
-	Type  string   `json:"type"`
-	Shape []uint64 `json:"shape,omitempty"`
-	Value any      `json:"value"`
-	Error string   `json:"error,omitempty"`
 }
 
 type lsChunk struct {
@@ -90,9 +70,11 @@ func runLs(args []string, w io.Writer) error {
 			}
 		}
 		walk(root)
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"file": pos[0], "superblock_version": f.SuperblockVersion(), "objects": flat})
+		b, err := arrowexport.MarshalDescription(map[string]any{"file": pos[0], "superblock_version": f.SuperblockVersion(), "objects": flat})
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
 	}
 	printEntry(w, root, *verbose)
 	return nil
@@ -111,13 +93,13 @@ func list(e *lsEntry, recursive, verbose bool, seen map[uint64]bool) {
 		var c *lsEntry
 		switch l.Type {
 		case h5core.LinkSoft:
-			c = &lsEntry{Path: path, Kind: "softlink", Target: l.Target}
+			c = &lsEntry{Object: &arrowexport.Object{Path: path, Kind: "softlink", Target: l.Target}}
 		case h5core.LinkExternal:
-			c = &lsEntry{Path: path, Kind: "externallink", Target: l.Target, File: l.File}
+			c = &lsEntry{Object: &arrowexport.Object{Path: path, Kind: "externallink", Target: l.Target, File: l.File}}
 		case h5core.LinkHard:
 			o, err := e.obj.OpenLink(l)
 			if err != nil {
-				c = &lsEntry{Path: path, Kind: "error", Error: err.Error()}
+				c = &lsEntry{Object: &arrowexport.Object{Path: path, Kind: "error", Error: err.Error()}}
 				break
 			}
 			c = describe(o, verbose)
@@ -126,62 +108,37 @@ func list(e *lsEntry, recursive, verbose bool, seen map[uint64]bool) {
 				list(c, recursive, verbose, seen)
 			}
 		default:
-			c = &lsEntry{Path: path, Kind: "userlink"}
+			c = &lsEntry{Object: &arrowexport.Object{Path: path, Kind: "userlink"}}
 		}
 		e.children = append(e.children, c)
 	}
 }
 
-// describe reports one object: kind, attributes and, for datasets, shape,
-// type, layout, filters and fill value.
+// describe reports one object (arrowexport.DescribeObject); with verbose,
+// also a chunked dataset's chunks and a sparse dataset's counts.
 func describe(o *h5core.Object, verbose bool) *lsEntry {
-	e := &lsEntry{Path: o.Path, Kind: o.Kind().String(), obj: o}
-	attrs, err := o.Attributes()
-	if err != nil {
-		e.attrErr = err.Error()
-	}
-	for _, a := range attrs {
-		la := lsAttr{Name: a.Name, Type: a.Type.String(), Shape: a.Shape}
-		v, err := a.Value()
-		if err != nil {
-			la.Error = err.Error()
-		} else {
-			la.Value = jsonValue(v)
-		}
-		e.Attributes = append(e.Attributes, la)
-	}
-	if o.Kind() != h5core.KindDataset {
+	e := &lsEntry{Object: arrowexport.DescribeObject(o), obj: o}
+	if e.Description == nil || !verbose {
 		return e
 	}
 	ds, err := o.Dataset()
 	if err != nil {
-		e.Kind, e.Error = "error", err.Error()
 		return e
 	}
-	e.Description = arrowexport.Describe(ds)
-	e.Scalar, e.Null = ds.IsScalar(), ds.IsNull()
-	e.Class, e.Size = ds.Type.Class.String(), ds.Type.Size
-	if fill, ok := ds.FillValue(); ok {
-		if v, err := ds.File().ElementValue(ds.Type, fill); err == nil {
-			e.Fill = jsonValue(v)
-		}
-	}
 	if e.Layout == "chunked" {
-		if verbose {
-			chunks, err := ds.Chunks()
-			if err != nil {
-				e.chunkError = err.Error()
-			}
-			st := &lsStorage{Chunks: len(chunks), LogicalBytes: ds.Size()}
-			for _, c := range chunks {
-				e.ChunkList = append(e.ChunkList, lsChunk{c.Offset, c.Addr, c.StoredSize, c.FilterMask})
-				st.StoredBytes += int64(c.StoredSize)
-			}
-			e.Storage = st
+		chunks, err := ds.Chunks()
+		if err != nil {
+			e.chunkError = err.Error()
 		}
+		st := &lsStorage{Chunks: len(chunks), LogicalBytes: ds.Size()}
+		for _, c := range chunks {
+			e.ChunkList = append(e.ChunkList, lsChunk{c.Offset, c.Addr, c.StoredSize, c.FilterMask})
+			st.StoredBytes += int64(c.StoredSize)
+		}
+		e.Storage = st
 	}
-	if ds.IsSparse() {
-		e.Sparse = describeSparse(ds, verbose)
+	if e.Sparse != nil {
+		e.Sparse = countSparse(ds)
 	}
 	return e
 }
@@ -213,11 +170,11 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 			}
 			fmt.Fprintf(w, "%sFilters:   %s\n", ind, strings.Join(fs, ", "))
 		}
-		if e.Fill != nil {
+		if e.Fill != nil && e.FillDefined {
 			fmt.Fprintf(w, "%sFill:      %s\n", ind, compactJSON(e.Fill))
 		}
 		if e.Sparse != nil {
-			printSparse(w, ind, e)
+			printSparse(w, ind, e, verbose)
 		}
 		if verbose && e.Storage != nil {
 			fmt.Fprintf(w, "%sStorage:   %d logical bytes, %d allocated bytes in %d chunks\n", ind, e.Storage.LogicalBytes, e.Storage.StoredBytes, e.Storage.Chunks)
@@ -234,10 +191,10 @@ func printEntry(w io.Writer, e *lsEntry, verbose bool) {
 		if a.Error != "" {
 			val = "error: " + a.Error
 		}
-		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, printName(a.Name), dims(a.Shape, nil), a.Type, printable(val))
+		fmt.Fprintf(w, "%sAttribute: %s %s %s = %s\n", ind, printName(a.Name), dims(a.Shape, nil), a.Dtype, printable(val))
 	}
-	if e.attrErr != "" {
-		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, printable(e.attrErr))
+	if e.AttributesError != "" {
+		fmt.Fprintf(w, "%sAttributes: error: %s\n", ind, printable(e.AttributesError))
 	}
 	for _, c := range e.children {
 		printEntry(w, c, verbose)
@@ -250,10 +207,10 @@ func headline(e *lsEntry) string {
 		return "Group"
 	case "dataset":
 		switch {
-		case e.Scalar:
-			return "Dataset {SCALAR}"
-		case e.Null:
+		case e.Shape == nil:
 			return "Dataset {NULL}"
+		case len(e.Shape) == 0:
+			return "Dataset {SCALAR}"
 		}
 		return "Dataset " + dims(e.Shape, e.MaxShape)
 	case "softlink":
@@ -266,7 +223,7 @@ func headline(e *lsEntry) string {
 	return e.Kind
 }
 
-// dims formats a shape like h5ls: {10/Inf, 3/3}.
+// dims formats a shape like h5ls: {10/Inf, 3/3}; "scalar" for none.
 func dims(shape []uint64, max []any) string {
 	var parts []string
 	for i, d := range shape {
@@ -280,7 +237,7 @@ func dims(shape []uint64, max []any) string {
 		}
 		parts = append(parts, s)
 	}
-	if shape == nil {
+	if len(shape) == 0 {
 		return "scalar"
 	}
 	return "{" + strings.Join(parts, ", ") + "}"

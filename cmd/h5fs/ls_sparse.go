@@ -7,48 +7,30 @@ import (
 
 	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
+	"github.com/h5fs/h5fs/sparsecoo"
 )
 
-// lsSparse is the storage of a structured-chunk sparse dataset as `h5fs
-// ls` reports it (programming model RFC §4.2: "Sparse Chunks"); its chunk
-// shape and index are the dataset's Description's.
-type lsSparse struct {
-	arrowexport.SparseStorage
-	Error   string `json:"error,omitempty"`
-	verbose bool
-}
-
-// describeSparse reads a sparse dataset's per-section filters; with
-// verbose, also the stored chunks (their selections give nnz) and
-// per-section sizes.
-func describeSparse(ds *h5core.Dataset, verbose bool) *lsSparse {
-	s := &lsSparse{SparseStorage: arrowexport.DescribeSparse(ds, nil), verbose: verbose}
-	if !verbose {
-		s.LogicalBytes = 0
-		return s
-	}
-	chunks, err := ds.SparseChunks()
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	s.SparseStorage = arrowexport.DescribeSparse(ds, chunks)
-	for _, c := range chunks {
-		sc, err := ds.ReadSparseChunk(c, false)
-		if err != nil {
-			s.Error = err.Error()
+// countSparse returns the storage of sparse dataset ds counted (per
+// section sizes, chunks, defined elements: programming model RFC §4.2,
+// "Sparse Chunks"), or uncounted with the reason.
+func countSparse(ds *h5core.Dataset) *arrowexport.SparseStorage {
+	m, err := sparsecoo.Open(ds)
+	if err == nil {
+		var s *arrowexport.SparseStorage
+		if s, err = arrowexport.CountSparse(ds, m); err == nil {
 			return s
 		}
-		s.NNZ += sc.NNZ()
 	}
+	s := arrowexport.DescribeSparse(ds)
+	s.Error = err.Error()
 	return s
 }
 
 // printSparse prints the "Sparse Chunks" block of a dataset.
-func printSparse(w io.Writer, ind string, e *lsEntry) {
+func printSparse(w io.Writer, ind string, e *lsEntry, verbose bool) {
 	s := e.Sparse
 	fmt.Fprintf(w, "%sSparse Chunks: %s %d bytes, index %s\n", ind, dims(e.Description.Chunks, nil), s.ChunkBytes, e.ChunkIndex)
-	if s.verbose {
+	if verbose && s.Error == "" {
 		util := 0.0
 		if s.AllocatedBytes > 0 {
 			util = 100 * float64(s.LogicalBytes) / float64(s.AllocatedBytes)
@@ -58,7 +40,7 @@ func printSparse(w io.Writer, ind string, e *lsEntry) {
 	}
 	for _, sec := range s.Sections {
 		fmt.Fprintf(w, "%sSection %d %s\n", ind, sec.Section, sec.Content)
-		if s.verbose {
+		if verbose && s.Error == "" {
 			fmt.Fprintf(w, "%s  Storage: %d unfiltered bytes, %d allocated bytes\n", ind, sec.UnfilteredBytes, sec.StoredBytes)
 		}
 		for i, f := range sec.Filters {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/h5fs/h5fs/arrowexport"
 )
 
 // corpusEntry holds the keys of h5core/testdata/corpus/*.json that
@@ -52,11 +54,11 @@ func TestLsJSON(t *testing.T) {
 		if err := runLs([]string{"-r", "--json", h5}, &out); err != nil {
 			t.Fatal(err)
 		}
-		var got struct{ Objects []lsEntry }
+		var got struct{ Objects []lsJSON }
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}
-		byPath := map[string]lsEntry{}
+		byPath := map[string]lsJSON{}
 		for _, e := range got.Objects {
 			byPath[e.Path] = e
 		}
@@ -131,9 +133,16 @@ func TestLsJSON(t *testing.T) {
 	}
 }
 
+// lsJSON is an object of `h5fs ls --json` as TestLsJSON reads it.
+type lsJSON struct {
+	Path, Kind string
+	*arrowexport.Description
+	Attributes []json.RawMessage
+}
+
 // hasNbit reports types whose precision does not fill their bytes: the
 // corpus records their raw form unshifted, dump --raw shifts them as
 // libhdf5 does (checked against h5py itself in h5core's tests).
-func hasNbit(e lsEntry) bool {
+func hasNbit(e lsJSON) bool {
 	return e.Description != nil && bytes.Contains([]byte(e.Dtype), []byte(" bits at "))
 }

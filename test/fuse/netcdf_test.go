@@ -36,11 +36,11 @@ with h5py.File(sys.argv[1], "w") as f:
 	}
 	var meta struct {
 		Links []struct {
-			Name    string `json:"name"`
-			Dataset *struct {
-				Shape []uint64 `json:"shape"`
-				Dim   bool     `json:"netcdf_dimension"`
-			} `json:"dataset"`
+			Name   string `json:"name"`
+			Object *struct {
+				Kind string `json:"kind"`
+				Dim  bool   `json:"netcdf_dimension"`
+			} `json:"object"`
 		} `json:"links"`
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
@@ -48,12 +48,12 @@ with h5py.File(sys.argv[1], "w") as f:
 	}
 	seen := 0
 	for _, l := range meta.Links {
-		if l.Dataset == nil {
+		if l.Object == nil || l.Object.Kind != "dataset" {
 			continue
 		}
 		seen++
-		if l.Dataset.Dim != (l.Name == "lat") {
-			t.Errorf(".meta.json: %s has netcdf_dimension %v\n%s", l.Name, l.Dataset.Dim, b)
+		if l.Object.Dim != (l.Name == "lat") {
+			t.Errorf(".meta.json: %s has netcdf_dimension %v\n%s", l.Name, l.Object.Dim, b)
 		}
 	}
 	if seen != 2 {
@@ -102,10 +102,11 @@ with netCDF4.Dataset(sys.argv[1], "w") as d:
 	}
 	var meta struct {
 		Links []struct {
-			Name    string `json:"name"`
-			Dataset *struct {
-				Dim bool `json:"netcdf_dimension"`
-			} `json:"dataset"`
+			Name   string `json:"name"`
+			Object *struct {
+				Kind string `json:"kind"`
+				Dim  bool   `json:"netcdf_dimension"`
+			} `json:"object"`
 		} `json:"links"`
 	}
 	if err := json.Unmarshal(b, &meta); err != nil {
@@ -113,9 +114,9 @@ with netCDF4.Dataset(sys.argv[1], "w") as d:
 	}
 	want := map[string]bool{"lat": true, "time": true, "temp": false, "x": false}
 	for _, l := range meta.Links {
-		if w, ok := want[l.Name]; ok && l.Dataset != nil {
-			if l.Dataset.Dim != w {
-				t.Errorf(".meta.json: %s has netcdf_dimension %v, want %v", l.Name, l.Dataset.Dim, w)
+		if w, ok := want[l.Name]; ok && l.Object != nil && l.Object.Kind == "dataset" {
+			if l.Object.Dim != w {
+				t.Errorf(".meta.json: %s has netcdf_dimension %v, want %v", l.Name, l.Object.Dim, w)
 			}
 			delete(want, l.Name)
 		}

@@ -35,7 +35,7 @@ for d, _, files in os.walk(mp):
     t = m.get("table")
     # in a table's directory <name>.raw is the column's view (NROWS rows)
     for l in [] if t else m.get("links") or []:
-        ds = l.get("dataset") or {}
+        ds = l.get("object") or {}
         if ds.get("raw_dtype") and os.path.exists(os.path.join(d, l["shown_as"] + ".raw")):
             check(os.path.join(d, l["shown_as"] + ".raw"), ds["raw_dtype"], m["path"].rstrip("/") + "/" + l["name"])
     for c in (t or {}).get("columns", []):

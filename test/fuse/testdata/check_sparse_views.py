@@ -51,8 +51,8 @@ else:
     check("matrix.mtx", mtx.toarray())
 
 meta = json.load(open(os.path.join(d, ".meta.json")))
-if tuple(meta["shape"]) != shape or meta.get("nnz", 0) != len(exp["elems"]):
-    bad.append(".meta.json: shape %s nnz %s, want %s %d" % (meta["shape"], meta.get("nnz"), shape, len(exp["elems"])))
+if tuple(meta["shape"]) != shape or meta["sparse"].get("nnz", 0) != len(exp["elems"]):
+    bad.append(".meta.json: shape %s nnz %s, want %s %d" % (meta["shape"], meta["sparse"].get("nnz"), shape, len(exp["elems"])))
 
 dense = np.load(os.path.join(d, "dense.npy"))
 fill = float(meta["fill_value"])
