@@ -1,6 +1,37 @@
 #include "go_asm.h"
 #include "textflag.h"
 
+// REFILL fills the bit buffer to at least 56 bits: 8 bytes loaded, 7 - n/8
+// of them kept. The low n bits stay as they are, and so does AX.
+#define REFILL \
+	MOVQ  (SI), CX; \
+	SHLXQ DX, CX, CX; \
+	ORQ   CX, BX; \
+	MOVL  DX, CX; \
+	SHRL  $3, CX; \
+	ANDL  $7, CX; \
+	SUBQ  CX, SI; \
+	ADDQ  $7, SI; \
+	ORL   $56, DX
+
+// PUTLITERAL consumes the literal entry AX and writes its byte.
+#define PUTLITERAL \
+	SHRXQ AX, BX, BX; \
+	SUBL  AX, DX; \
+	SHRL  $16, AX; \
+	MOVB  AX, (DI); \
+	INCQ  DI
+
+// LITERAL looks up the next entry of the main literal/length table and,
+// unless it is a literal, jumps to other with it in AX; else PUTLITERAL.
+#define LITERAL(other) \
+	MOVL  BX, AX; \
+	ANDL  $0x7ff, AX; \
+	MOVL  (R12)(AX*4), AX; \
+	BTL   $12, AX; \
+	JCC   other; \
+	PUTLITERAL
+
 // func huffmanFastAsm(out []byte, op int, br *bitReader, lt *[litlenTableSize]uint32, dt *[distTableSize]uint32) int
 //
 // The fast loop of huffmanBlock (inflate.go) with BMI2: the same tables,
@@ -43,63 +74,16 @@ loop:
 	CMPQ DI, 0(SP)
 	JHI  done
 
-	// refill to at least 56 bits: 8 bytes loaded, 7 - n/8 of them kept
-	MOVQ  (SI), AX
-	SHLXQ DX, AX, AX
-	ORQ   AX, BX
-	MOVL  DX, CX
-	SHRL  $3, CX
-	ANDL  $7, CX
-	SUBQ  CX, SI
-	ADDQ  $7, SI
-	ORL   $56, DX
+	REFILL
 
 	// up to three literals of the main table (11 bits at most each)
-	MOVL  BX, AX
-	ANDL  $0x7ff, AX
-	MOVL  (R12)(AX*4), AX
-	BTL   $12, AX
-	JCC   notlit
-	SHRXQ AX, BX, BX
-	SUBL  AX, DX
-	SHRL  $16, AX
-	MOVB  AX, (DI)
-	INCQ  DI
-
-	MOVL  BX, AX
-	ANDL  $0x7ff, AX
-	MOVL  (R12)(AX*4), AX
-	BTL   $12, AX
-	JCC   notlitRefill
-	SHRXQ AX, BX, BX
-	SUBL  AX, DX
-	SHRL  $16, AX
-	MOVB  AX, (DI)
-	INCQ  DI
-
-	MOVL  BX, AX
-	ANDL  $0x7ff, AX
-	MOVL  (R12)(AX*4), AX
-	BTL   $12, AX
-	JCC   notlitRefill
-	SHRXQ AX, BX, BX
-	SUBL  AX, DX
-	SHRL  $16, AX
-	MOVB  AX, (DI)
-	INCQ  DI
+	LITERAL(notlit)
+	LITERAL(notlitRefill)
+	LITERAL(notlitRefill)
 	JMP   loop
 
-notlitRefill:
-	// the low n bits stay as they are: AX is still the next entry
-	MOVQ  (SI), CX
-	SHLXQ DX, CX, CX
-	ORQ   CX, BX
-	MOVL  DX, CX
-	SHRL  $3, CX
-	ANDL  $7, CX
-	SUBQ  CX, SI
-	ADDQ  $7, SI
-	ORL   $56, DX
+notlitRefill: // AX is still the next entry
+	REFILL
 
 notlit:
 	// at least 56 bits: a length (15+5) and a distance (15+13)
@@ -209,11 +193,7 @@ litExcept:
 	MOVL  (R12)(AX*4), AX
 	BTL   $12, AX
 	JCC   subNotLit
-	SHRXQ AX, BX, BX
-	SUBL  AX, DX
-	SHRL  $16, AX
-	MOVB  AX, (DI)
-	INCQ  DI
+	PUTLITERAL
 	JMP   loop
 
 subNotLit:

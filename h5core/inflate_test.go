@@ -60,6 +60,13 @@ func (w *lsbWriter) fixedLit(s int) {
 	}
 }
 
+// fixedLits writes n literals with the fixed code, i % period for the i-th.
+func (w *lsbWriter) fixedLits(n, period int) {
+	for i := range n {
+		w.fixedLit(i % period)
+	}
+}
+
 // fixedMatch writes a match with the fixed code: length symbol ls and its
 // extra bits le (width lw), distance symbol ds and its extra bits de (dw).
 func (w *lsbWriter) fixedMatch(ls int, le uint64, lw uint, ds int, de uint64, dw uint) {
@@ -344,31 +351,21 @@ func TestInflateBlocks(t *testing.T) {
 		}, "match distance 2 beyond the 1 bytes decoded"},
 		{"distance too far back in the fast loop", func(w *lsbWriter) {
 			w.put(1|1<<1, 3)
-			for i := range 600 {
-				w.fixedLit(i % 7)
-			}
+			w.fixedLits(600, 7)
 			w.fixedMatch(257, 0, 0, 19, 100, 8) // distance 869 after 600 bytes
-			for range 100 {                     // input the fast loop needs past the match
-				w.fixedLit('z')
-			}
+			w.fixedLits(100, 1)                 // input the fast loop needs past the match
 			w.fixedLit(256)
 		}, "match distance 869 beyond the 600 bytes decoded"},
 		{"invalid codes in the fast loop", func(w *lsbWriter) {
 			w.put(1|1<<1, 3)
-			for i := range 600 {
-				w.fixedLit(i % 7)
-			}
+			w.fixedLits(600, 7)
 			w.fixedMatch(257, 0, 0, 31, 0, 0)
-			for range 100 {
-				w.fixedLit('z')
-			}
+			w.fixedLits(100, 1)
 		}, "invalid distance code"},
 		{"blocks after an end of block in the fast loop", func(w *lsbWriter) {
 			for b := range 3 {
 				w.put(uint64(b/2)|1<<1, 3)
-				for i := range 600 {
-					w.fixedLit(i % (7 + b))
-				}
+				w.fixedLits(600, 7+b)
 				w.fixedMatch(260, 0, 0, 4, 1, 1) // length 6, distance 6
 				w.fixedLit(256)
 			}
