@@ -379,7 +379,12 @@ func runBlocks(raw []byte, rank, w int, shape []uint64) (uint64, bool) {
 	if rank == 2 { // the common case, without the loops over dimensions
 		var prow, phi uint64
 		for o := 0; o+bw <= len(raw); o += bw {
-			row, lo, row2, hi := block2(raw, o, w)
+			var row, lo, row2, hi uint64
+			if w == 4 {
+				row, lo, row2, hi = block4(raw, o)
+			} else {
+				row, lo, row2, hi = block2(raw, o, w)
+			}
 			if row != row2 || row >= shape[0] || lo > hi || hi >= shape[1] ||
 				o > 0 && (prow > row || prow == row && phi >= lo) {
 				return 0, false
@@ -474,22 +479,22 @@ func (s *Selection) eachBlock(limit []uint64, fn func(pos []uint64, n uint64)) {
 	}
 }
 
-// run2 returns the row and the first and last column of the run block at
-// byte o of a two-dimensional selection kept as its encoded run blocks.
-func (s *Selection) run2(o int) (row, lo, hi uint64) {
-	row, lo, _, hi = block2(s.runs, o, s.rw)
-	return row, lo, hi
-}
-
 // block2 decodes the two-dimensional hyperslab block at byte o of raw (w
 // bytes a coordinate): its start row and column, end row and column.
 func block2(raw []byte, o, w int) (r0, c0, r1, c1 uint64) {
-	if w == 4 { // the common width, in one bounds check
-		b := raw[o : o+16]
-		le := binary.LittleEndian
-		return uint64(le.Uint32(b)), uint64(le.Uint32(b[4:])), uint64(le.Uint32(b[8:])), uint64(le.Uint32(b[12:]))
+	if w == 4 {
+		return block4(raw, o)
 	}
 	return leAt(raw, o, w), leAt(raw, o+w, w), leAt(raw, o+2*w, w), leAt(raw, o+3*w, w)
+}
+
+// block4 is block2 of the common width, 4 bytes, in one bounds check:
+// small enough to be inlined, which block2 is not, so that loops over
+// many blocks call it when w is 4 (a block in about 1 ns instead of 5).
+func block4(raw []byte, o int) (r0, c0, r1, c1 uint64) {
+	b := raw[o : o+16]
+	x, y := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	return x & 0xffffffff, x >> 32, y & 0xffffffff, y >> 32
 }
 
 // tree returns the span tree of a hyperslab or "all" selection, built
@@ -865,10 +870,27 @@ func (s *Selection) CountRows(limit []uint64, offset uint64, counts []uint64) {
 		return
 	}
 	if s.runs != nil && rank == 2 {
+		// a row's runs are counted in n, not in counts (adding to the
+		// same element run after run waits on each store)
+		var at, n uint64
 		for o := 0; o < len(s.runs); o += 4 * s.rw {
-			if row, lo, hi := s.run2(o); row < limit[0] && lo < limit[1] {
-				counts[offset+row] += min(hi, limit[1]-1) - lo + 1
+			var row, lo, hi uint64
+			if s.rw == 4 {
+				row, lo, _, hi = block4(s.runs, o)
+			} else {
+				row, lo, _, hi = block2(s.runs, o, s.rw)
 			}
+			if row >= limit[0] || lo >= limit[1] {
+				continue
+			}
+			if row != at { // at is 0 or a row counted: an index of counts
+				counts[offset+at] += n
+				at, n = row, 0
+			}
+			n += min(hi, limit[1]-1) - lo + 1
+		}
+		if n > 0 {
+			counts[offset+at] += n
 		}
 		return
 	}

@@ -144,19 +144,8 @@ func (c *SparseChunk) AppendRuns(starts, ends, dims []uint64) ([]uint64, []uint6
 		starts, ends = append(starts, x), append(ends, end)
 	}
 	s := c.Selection
-	if s.runs != nil && len(dims) == 2 { // the common case, one loop
-		blocks := len(s.runs) / (4 * s.rw)
-		starts, ends = slices.Grow(starts, blocks), slices.Grow(ends, blocks)
-		for o := 0; o < len(s.runs); o += 4 * s.rw {
-			row, lo, hi := s.run2(o)
-			if row >= c.limit[0] || lo >= c.limit[1] {
-				continue
-			}
-			end += min(hi, c.limit[1]-1) - lo + 1
-			starts = append(starts, (c.Offset[0]+row)*dims[1]+c.Offset[1]+lo)
-			ends = append(ends, end)
-		}
-		return starts, ends
+	if r, ok := c.Runs2(); ok && len(dims) == 2 { // the common case, one loop
+		return r.AppendRuns(starts, ends, dims[1])
 	}
 	if s.runs != nil {
 		s.eachBlock(c.limit, put)
@@ -168,6 +157,56 @@ func (c *SparseChunk) AppendRuns(starts, ends, dims []uint64) ([]uint64, []uint6
 		}
 		return nil
 	})
+	return starts, ends
+}
+
+// Runs2 is the runs of a two-dimensional sparse chunk whose selection is
+// kept as its encoded run blocks of the common width (one hyperslab block
+// per run of defined elements along a row, row-major, as writers that
+// emit one block per run store them; 4 bytes a coordinate), all of them
+// inside the dataset extent, read in place: At gives each block, inlined
+// in the caller's loop, without listing them first as AppendRuns does.
+type Runs2 struct {
+	raw    []byte
+	offset [2]uint64 // the chunk's position in the dataset
+}
+
+// Runs2 returns the chunk's runs read in place, and false when the chunk
+// is not two-dimensional, its selection is not kept as run blocks of 4
+// bytes a coordinate (points, "all", regular or overlapping hyperslabs,
+// other widths) or some of them lie outside the dataset extent.
+func (c *SparseChunk) Runs2() (Runs2, bool) {
+	s := c.Selection
+	if s.runs == nil || s.rw != 4 || len(c.limit) != 2 || s.CountWithin(c.limit) != s.n {
+		return Runs2{}, false
+	}
+	return Runs2{raw: s.runs, offset: [2]uint64{c.Offset[0], c.Offset[1]}}, true
+}
+
+// Len returns the number of run blocks.
+func (r *Runs2) Len() int { return len(r.raw) / 16 }
+
+// At returns run block k (k < Len) in the dataset: the row and first
+// column of its elements and how many they are.
+func (r *Runs2) At(k int) (row, col, n uint64) {
+	row, lo, _, hi := block4(r.raw, 16*k)
+	return r.offset[0] + row, r.offset[1] + lo, hi - lo + 1
+}
+
+// AppendRuns is SparseChunk.AppendRuns of the chunk of the runs, in a
+// matrix of cols columns.
+func (r *Runs2) AppendRuns(starts, ends []uint64, cols uint64) ([]uint64, []uint64) {
+	var end uint64
+	if len(ends) > 0 {
+		end = ends[len(ends)-1]
+	}
+	starts, ends = slices.Grow(starts, r.Len()), slices.Grow(ends, r.Len())
+	for k := range r.Len() {
+		row, col, n := r.At(k)
+		end += n
+		starts = append(starts, row*cols+col)
+		ends = append(ends, end)
+	}
 	return starts, ends
 }
 

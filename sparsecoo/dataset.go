@@ -219,11 +219,15 @@ func (s *datasetSource) decodeRow(i int, values bool) (*block, error) {
 	if c := decoded[0]; len(decoded) == 1 && c.Selection.Kind != h5core.SelectPoints && c.Selection.Len() == s.nnz[i] {
 		// one chunk, all of it inside the extent: its elements are the
 		// row's in row-major order
-		b := &block{vals: c.Values}
-		b.starts, b.ends = c.AppendRuns(nil, nil, s.shape)
+		vals := c.Values
 		if t := s.ds.Type; values && !t.IsPackedLE() {
-			b.vals = t.AppendPackedLE(nil, c.Values, int(s.nnz[i]))
+			vals = t.AppendPackedLE(nil, c.Values, int(s.nnz[i]))
 		}
+		if r, ok := c.Runs2(); ok {
+			return inPlaceBlock(r, s.shape[1], vals), nil
+		}
+		b := &block{vals: vals}
+		b.starts, b.ends = c.AppendRuns(nil, nil, s.shape)
 		return b, nil
 	}
 	if b, ok, err := s.fillRows(i, decoded, values); ok || err != nil {

@@ -60,7 +60,9 @@ func TestRowPtrFromRuns(t *testing.T) {
 // starting anywhere (inside runs and blocks, across them) and of every
 // length from one element to the whole, against Read's linear indices,
 // for every sparse fixture and a matrix with empty rows, far jumps and
-// chunk rows of several blocks' worth of runs.
+// chunk rows of several blocks' worth of runs; rows from the row pointers
+// Open counts and, without them, from the blocks (as for matrices of more
+// rows than Open counts).
 func TestPutCoords(t *testing.T) {
 	var ms []*Matrix
 	var names []string
@@ -102,7 +104,14 @@ func TestPutCoords(t *testing.T) {
 			m.Coords(x, want[e*rank:(e+1)*rank])
 		}
 		lens := []uint64{1, 2, 3, 7, 64, 1000, nnz}
-		for dim := range rank {
+		counted := m.rowPtr
+		for dim := range rank + 1 {
+			if dim == rank { // rows again, from the blocks
+				if counted == nil {
+					break
+				}
+				m.rowPtr, dim = nil, 0
+			}
 			for _, n := range lens {
 				for start := uint64(0); start+n <= nnz; start += max(1, n/3+1) {
 					dst := make([]byte, 8*n)

@@ -59,17 +59,24 @@ const (
 // consecutive along the last dimension, in row-major order (nil when not
 // read), and their packed values (nil when not read). Run k starts at
 // the global row-major linear index starts[k] and holds the block's
-// elements [ends[k-1], ends[k]) (from 0 for the first).
+// elements [ends[k-1], ends[k]) (from 0 for the first). A block of one
+// chunk of a matrix may hold its runs in place instead (enc), and lists
+// them in starts and ends only when a reader other than PutCoords needs
+// them (listed).
 type block struct {
 	i      int
 	has    part
 	starts []uint64
 	ends   []uint64
 	vals   []byte
+	enc    *inPlace
 }
 
 // len returns the number of elements of the block's runs.
 func (b *block) len() uint64 {
+	if b.enc != nil {
+		return b.enc.n
+	}
 	if len(b.ends) == 0 {
 		return 0
 	}
@@ -79,6 +86,7 @@ func (b *block) len() uint64 {
 // run returns the run holding element e of the block (e < len) and the
 // block's element at which it starts.
 func (b *block) run(e uint64) (k int, first uint64) {
+	b.listed()
 	k = sort.Search(len(b.ends), func(k int) bool { return b.ends[k] > e })
 	if k > 0 {
 		first = b.ends[k-1]
@@ -369,6 +377,10 @@ func (m *Matrix) PutCoords(start uint64, dim int, dst []byte) error {
 // putCoords is PutCoords of one part.
 func (m *Matrix) putCoords(start uint64, dim int, dst []byte) error {
 	n := uint64(len(dst) / 8)
+	if dim == 0 && m.rowPtr != nil {
+		m.putRows(start, dst)
+		return nil
+	}
 	var step uint64
 	if dim == len(m.shape)-1 {
 		step = 1 // along a run
@@ -382,6 +394,10 @@ func (m *Matrix) putCoords(start uint64, dim int, dst []byte) error {
 			return err
 		}
 		off := e - m.blocks[bi].first
+		if b.enc != nil {
+			done += b.enc.put(off, dim, dst[8*done:])
+			continue
+		}
 		k, first := b.run(off)
 		if len(m.shape) == 2 {
 			done += b.put2(k, off-first, dim, m.shape[1], dst[8*done:])
@@ -390,16 +406,62 @@ func (m *Matrix) putCoords(start uint64, dim int, dst []byte) error {
 		for ; k < len(b.starts) && done < n; k++ {
 			c := min(b.ends[k]-off, n-done)
 			v := at.coords(b.starts[k] + off - first)[dim]
-			out := dst[8*done : 8*(done+c)]
-			for j := 0; j+8 <= len(out); j += 8 {
-				binary.LittleEndian.PutUint64(out[j:j+8], v)
-				v += step
-			}
+			putSeq(dst[8*done:8*(done+c)], v, step)
 			done += c
 			off, first = b.ends[k], b.ends[k]
 		}
 	}
 	return nil
+}
+
+// putRows fills dst with the rows (coordinate 0) of the defined elements
+// of a matrix from element start on, from its CSR row pointers (rowPtr),
+// as little-endian int64, decoding nothing.
+func (m *Matrix) putRows(start uint64, dst []byte) {
+	end := start + uint64(len(dst)/8)
+	// the first row ending after start
+	r := sort.Search(len(m.rowPtr)-1, func(r int) bool { return m.rowPtr[r+1] > start })
+	for e := start; e < end; r++ {
+		next := min(m.rowPtr[r+1], end)
+		putSeq(dst[8*(e-start):8*(next-start)], uint64(r), 0)
+		e = next
+	}
+}
+
+// putRun writes the c little-endian int64 v, v+step, ..., v+(c-1)*step
+// at dst[p:] (which holds them). A short run is written as 8 values
+// whatever its length, the next runs writing over the rest, when dst has
+// room: runs of varying lengths then need no loop whose end the processor
+// would mispredict (coordinates of runs of 1 to 9 elements in half the
+// time).
+func putRun(dst []byte, p int, c, v, step uint64) {
+	if c <= 8 && p+64 <= len(dst) {
+		put8((*[64]byte)(dst[p:p+64]), v, step)
+		return
+	}
+	putSeq(dst[p:p+8*int(c)], v, step)
+}
+
+// put8 fills dst with 8 little-endian int64: v, v+step, ..., v+7*step.
+func put8(dst *[64]byte, v, step uint64) {
+	le := binary.LittleEndian
+	le.PutUint64(dst[0:], v)
+	le.PutUint64(dst[8:], v+step)
+	le.PutUint64(dst[16:], v+2*step)
+	le.PutUint64(dst[24:], v+3*step)
+	le.PutUint64(dst[32:], v+4*step)
+	le.PutUint64(dst[40:], v+5*step)
+	le.PutUint64(dst[48:], v+6*step)
+	le.PutUint64(dst[56:], v+7*step)
+}
+
+// putSeq fills dst with len(dst)/8 little-endian int64: v, v+step,
+// v+2*step...
+func putSeq(dst []byte, v, step uint64) {
+	for j := 0; j+8 <= len(dst); j += 8 {
+		binary.LittleEndian.PutUint64(dst[j:j+8], v)
+		v += step
+	}
 }
 
 // put2 writes coordinate dim of the block's elements of a matrix (two
@@ -428,19 +490,13 @@ func (b *block) put2(k int, skip uint64, dim int, cols uint64, dst []byte) uint6
 		if k > 0 {
 			prev = b.ends[k-1]
 		}
-		out := dst[p:min(len(dst), p+8*int(b.ends[k]-prev-skip))]
+		c := min(b.ends[k]-prev-skip, uint64(len(dst)-p)/8)
 		if dim == 0 {
-			for j := 0; j+8 <= len(out); j += 8 {
-				binary.LittleEndian.PutUint64(out[j:j+8], row)
-			}
+			putRun(dst, p, c, row, 0)
 		} else {
-			v := x - base + skip
-			for j := 0; j+8 <= len(out); j += 8 {
-				binary.LittleEndian.PutUint64(out[j:j+8], v)
-				v++
-			}
+			putRun(dst, p, c, x-base+skip, 1)
 		}
-		p += len(out)
+		p += 8 * int(c)
 		skip = 0
 	}
 	return uint64(p / 8)
@@ -457,6 +513,7 @@ func (m *Matrix) Each(fn func(coord []uint64, value []byte) error) error {
 		if err != nil {
 			return err
 		}
+		b.listed()
 		var e uint64
 		for k, x := range b.starts {
 			coord := at.coords(x)
@@ -513,6 +570,7 @@ func (m *Matrix) RowPtr(r uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	b.listed()
 	// runs do not cross rows
 	lim := r * m.shape[1]
 	k := sort.Search(len(b.starts), func(k int) bool { return b.starts[k] >= lim })
