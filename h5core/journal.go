@@ -1,6 +1,7 @@
 package h5core
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,8 +18,15 @@ import (
 // the file are not journaled, the journal's header records the old size
 // instead. Layout, all little-endian:
 //
-//	header:  "H5FSJRNL" | version u32 (1 or 2) | salt u32 | old size u64 | lookup3 u32 | pad u32
-//	records: offset u64 | length u32 | old bytes | lookup3 u32 (seeded with the salt) of the preceding fields
+//	header:  "H5FSJRNL" | version u32 (1 to 3) | salt u32 | old size u64 | lookup3 u32 | pad u32
+//	records: offset u64 | length u32 | period u32 | old bytes | lookup3 u32 (seeded with the salt) of the preceding fields
+//
+// The old bytes are the range's length of bytes, or, when period is not
+// 0, the first period bytes of a range that repeats them (a fill value:
+// the rows past NROWS of a preallocated chunk that an append overwrites
+// hold it, and are journaled in a few bytes instead of all of theirs).
+// Versions 1 and 2 have no period field (every record holds all its
+// bytes).
 //
 // A journal is hot when its header is intact. Rolling back writes the
 // intact records back in reverse order (each holds the content the range
@@ -38,9 +46,14 @@ import (
 const (
 	journalMagic      = "H5FSJRNL"
 	journalHeaderSize = 32
-	journalRecordHead = 12
+	journalVersion    = 3
+	journalRecordHead = 16 // version 3; 12 before
 	// maxJournalRecord bounds one record when reading a journal back.
 	maxJournalRecord = 1 << 30
+	// maxJournalPeriod is the longest repeating unit save looks for, and
+	// minRepeated the fewest bytes it looks for one in.
+	maxJournalPeriod = 64
+	minRepeated      = 256
 )
 
 // JournalPath returns the path of the rollback journal of an HDF5 file.
@@ -147,27 +160,36 @@ func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 	if j.buf != nil && size <= maxJournalBuf {
 		*j.buf = buf
 	}
-	rec := buf
+	used := 0 // a repeating range's record takes less than size counts
 	if !j.active {
-		hdr := rec[:journalHeaderSize]
+		hdr := buf[:journalHeaderSize]
 		copy(hdr, journalMagic)
-		binary.LittleEndian.PutUint32(hdr[8:], 2)
+		binary.LittleEndian.PutUint32(hdr[8:], journalVersion)
 		binary.LittleEndian.PutUint32(hdr[12:], j.salt)
 		binary.LittleEndian.PutUint64(hdr[16:], uint64(j.oldSize))
 		binary.LittleEndian.PutUint32(hdr[24:], lookup3(hdr[:24], 0))
 		binary.LittleEndian.PutUint32(hdr[28:], 0)
-		rec, j.end = rec[journalHeaderSize:], 0
+		used, j.end = journalHeaderSize, 0
 	}
 	for _, s := range todo {
 		n := s.end - s.off
-		binary.LittleEndian.PutUint64(rec, uint64(s.off))
-		binary.LittleEndian.PutUint32(rec[8:], uint32(n))
-		if _, err := data.ReadAt(rec[journalRecordHead:journalRecordHead+n], s.off); err != nil {
+		rec := buf[used:]
+		old := rec[journalRecordHead : journalRecordHead+n]
+		if _, err := data.ReadAt(old, s.off); err != nil {
 			return fmt.Errorf("read bytes to journal at %#x: %w", s.off, err)
 		}
-		binary.LittleEndian.PutUint32(rec[journalRecordHead+n:], lookup3(rec[:journalRecordHead+n], j.salt))
-		rec = rec[journalRecordHead+n+4:]
+		period := repeatPeriod(old)
+		kept := n
+		if period > 0 {
+			kept = int64(period) // old begins with the unit
+		}
+		binary.LittleEndian.PutUint64(rec, uint64(s.off))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(n))
+		binary.LittleEndian.PutUint32(rec[12:], uint32(period))
+		binary.LittleEndian.PutUint32(rec[journalRecordHead+kept:], lookup3(rec[:journalRecordHead+kept], j.salt))
+		used += journalRecordHead + int(kept) + 4
 	}
+	buf = buf[:used]
 	j.active = true // from here on a rollback goes through the journal file
 	if _, err := j.fh.WriteAt(buf, j.end); err != nil {
 		return fmt.Errorf("write rollback journal: %w", err)
@@ -199,6 +221,21 @@ func (j *journal) save(data FSFile, spans []byteRange, syncData bool) error {
 		j.add(s)
 	}
 	return nil
+}
+
+// repeatPeriod returns the length of the shortest unit, of at most
+// maxJournalPeriod bytes, that b repeats (b[i] == b[i%p] for every i), or
+// 0 when b repeats none or is shorter than minRepeated.
+func repeatPeriod(b []byte) int {
+	if len(b) < minRepeated {
+		return 0
+	}
+	for p := 1; p <= maxJournalPeriod; p++ {
+		if bytes.Equal(b[p:], b[:len(b)-p]) {
+			return p
+		}
+	}
+	return 0
 }
 
 // syncFile syncs the data file.
@@ -357,9 +394,11 @@ func JournalHot(name string) bool {
 	return headerIntact(hdr)
 }
 
-// journalRecord is one range of old bytes.
+// journalRecord is one range of old bytes: n bytes at off, data or, when
+// shorter, the unit they repeat.
 type journalRecord struct {
 	off  int64
+	n    int64
 	data []byte
 }
 
@@ -381,32 +420,43 @@ func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err 
 		return nil, 0, false, nil
 	}
 	var salt uint32
+	headLen := int64(journalRecordHead)
 	switch v := binary.LittleEndian.Uint32(hdr[8:]); v {
-	case 1:
-	case 2:
+	case 1, 2:
+		headLen = 12 // no period
+		if v == 2 {
+			salt = binary.LittleEndian.Uint32(hdr[12:])
+		}
+	case journalVersion:
 		salt = binary.LittleEndian.Uint32(hdr[12:])
 	default:
 		return nil, 0, false, fmt.Errorf("journal version %d unknown", v)
 	}
 	oldSize = int64(binary.LittleEndian.Uint64(hdr[16:]))
-	for pos := int64(journalHeaderSize); pos+journalRecordHead+4 <= size; {
-		head := make([]byte, journalRecordHead)
+	for pos := int64(journalHeaderSize); pos+headLen+4 <= size; {
+		head := make([]byte, headLen)
 		if _, err := jf.ReadAt(head, pos); err != nil {
 			return nil, 0, false, err
 		}
 		n := int64(binary.LittleEndian.Uint32(head[8:]))
-		if n > maxJournalRecord || pos+journalRecordHead+n+4 > size {
+		kept := n
+		if headLen > 12 {
+			if p := int64(binary.LittleEndian.Uint32(head[12:])); p > 0 {
+				kept = p
+			}
+		}
+		if n > maxJournalRecord || kept > n || pos+headLen+kept+4 > size {
 			break // torn
 		}
-		rec := make([]byte, journalRecordHead+n+4)
+		rec := make([]byte, headLen+kept+4)
 		if _, err := jf.ReadAt(rec, pos); err != nil {
 			return nil, 0, false, err
 		}
-		if binary.LittleEndian.Uint32(rec[journalRecordHead+n:]) != lookup3(rec[:journalRecordHead+n], salt) {
+		if binary.LittleEndian.Uint32(rec[headLen+kept:]) != lookup3(rec[:headLen+kept], salt) {
 			break // torn
 		}
-		recs = append(recs, journalRecord{int64(binary.LittleEndian.Uint64(rec)), rec[journalRecordHead : journalRecordHead+n]})
-		pos += journalRecordHead + n + 4
+		recs = append(recs, journalRecord{int64(binary.LittleEndian.Uint64(rec)), n, rec[headLen : headLen+kept]})
+		pos += headLen + kept + 4
 	}
 	return recs, oldSize, true, nil
 }
@@ -414,7 +464,7 @@ func readJournal(jf FSFile) (recs []journalRecord, oldSize int64, hot bool, err 
 // rollBack writes the records back, newest first, truncates and syncs.
 func rollBack(df FSFile, recs []journalRecord, oldSize int64) error {
 	for i := len(recs) - 1; i >= 0; i-- {
-		if _, err := df.WriteAt(recs[i].data, recs[i].off); err != nil {
+		if err := recs[i].restore(df); err != nil {
 			return err
 		}
 	}
@@ -423,3 +473,24 @@ func rollBack(df FSFile, recs []journalRecord, oldSize int64) error {
 	}
 	return df.Sync()
 }
+
+// restore writes the record's old bytes back: a repeated unit in pieces
+// of at most maxRestorePiece bytes.
+func (r journalRecord) restore(df FSFile) error {
+	if int64(len(r.data)) == r.n {
+		_, err := df.WriteAt(r.data, r.off)
+		return err
+	}
+	piece := make([]byte, min(r.n, maxRestorePiece))
+	for at := int64(0); at < r.n; at += int64(len(piece)) {
+		p := piece[:min(int64(len(piece)), r.n-at)]
+		fillRepeat(p, r.data, at)
+		if _, err := df.WriteAt(p, r.off+at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxRestorePiece bounds the memory of restoring a repeated unit.
+const maxRestorePiece = 1 << 20
