@@ -129,10 +129,10 @@ func (t *Datatype) appendPackedLE(dst, elem []byte) []byte {
 func (t *Datatype) AppendPackedLE(dst, src []byte, n int) []byte {
 	n = max(0, min(n, len(src)/t.Size))
 	src = src[:n*t.Size]
-	ops := t.packOps()
-	if len(ops) == 1 && ops[0].kind == packCopy && ops[0].size == t.Size {
+	if t.PackedIsStored() {
 		return append(dst, src...)
 	}
+	ops := t.packOps()
 	per := packedLen(ops)
 	start := len(dst)
 	dst = slices.Grow(dst, n*per)[:start+n*per]
@@ -145,6 +145,14 @@ func (t *Datatype) AppendPackedLE(dst, src []byte, n int) []byte {
 		packInto(out[i*per:(i+1)*per], src[i*t.Size:(i+1)*t.Size], ops)
 	}
 	return dst
+}
+
+// PackedIsStored reports whether t's packed little-endian elements are
+// byte for byte the ones the file stores (AppendPackedLE and AppendStored
+// copy them).
+func (t *Datatype) PackedIsStored() bool {
+	ops := t.packOps()
+	return len(ops) == 1 && ops[0].kind == packCopy && ops[0].size == t.Size
 }
 
 // AppendStored appends n elements given in packed little-endian form
@@ -162,7 +170,7 @@ func (t *Datatype) AppendStored(dst, packed []byte, n int) ([]byte, error) {
 	}
 	n = max(0, min(n, len(packed)/per))
 	packed = packed[:n*per]
-	if len(ops) == 1 && ops[0].kind == packCopy && ops[0].size == t.Size {
+	if t.PackedIsStored() {
 		return append(dst, packed...), nil
 	}
 	start := len(dst)

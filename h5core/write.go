@@ -136,7 +136,8 @@ func (tx *Tx) write(addr uint64, b []byte) error { return tx.put(addr, b, false)
 
 // writeData is write for raw data (chunk and contiguous storage bytes),
 // from which no structure is parsed: only the decoded chunks are
-// forgotten.
+// forgotten. Its overwrites keep b, not a copy: b must not change until
+// the transaction ends.
 func (tx *Tx) writeData(addr uint64, b []byte) error { return tx.put(addr, b, true) }
 
 func (tx *Tx) put(addr uint64, b []byte, data bool) error {
@@ -147,7 +148,7 @@ func (tx *Tx) put(addr uint64, b []byte, data bool) error {
 	n0 := uint64(len(b))
 	if abs < tx.oldSize && !tx.inTaken(addr, uint64(len(b))) {
 		n := min(int64(len(b)), tx.oldSize-abs)
-		tx.w.ov.put(abs, b[:n])
+		tx.w.ov.put(abs, b[:n], data)
 		b, abs = b[n:], abs+n
 	}
 	if len(b) > 0 {
@@ -342,9 +343,12 @@ type overlay struct {
 }
 
 // put adds an overwrite; one of the same range since the last barrier
-// replaces its data.
-func (o *overlay) put(off int64, b []byte) {
-	b = append([]byte(nil), b...)
+// replaces its data. It keeps b itself when keep is set (raw data, which
+// its writer leaves unchanged until the transaction ends), else a copy.
+func (o *overlay) put(off int64, b []byte, keep bool) {
+	if !keep {
+		b = append([]byte(nil), b...)
+	}
 	for i := range o.pending {
 		if p := &o.pending[i]; p.off == off && len(p.data) == len(b) && p.epoch == o.epoch {
 			p.data = b

@@ -120,6 +120,8 @@ func (tx *Tx) SetExtent(path string, dims []uint64) error {
 // [off, off+len(p)) of the row-major order over the current extent.
 // Chunks it touches are read, patched, run through the pipeline and
 // stored: unfiltered chunks in place, filtered ones at the end of file.
+// The transaction may keep p until it ends: the caller leaves it as it
+// is until then.
 func (tx *Tx) WriteAt(path string, p []byte, off int64) error {
 	if err := tx.check(); err != nil {
 		return err

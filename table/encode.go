@@ -108,7 +108,7 @@ func (c *Column) Writable() error {
 // EncodeRaw returns the stored elements of packed little-endian elements
 // as ReadRaw gives them (ElemSize bytes each); the codes of a categorical
 // column whose labels can grow staged as their labels, as Encode gives
-// them.
+// them. Where the two forms are the same, it returns packed itself.
 func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 	if c.ElemSize == 0 || len(packed)%c.ElemSize != 0 {
 		return nil, fmt.Errorf("%s: %d raw bytes are not whole elements of %d bytes", c.Path, len(packed), c.ElemSize)
@@ -122,6 +122,9 @@ func (c *Column) EncodeRaw(packed []byte) ([]byte, error) {
 				return nil, &RowError{Path: c.Path, Row: i, Err: err}
 			}
 		}
+	}
+	if c.Type.PackedIsStored() && !c.growsLabels() {
+		return packed, nil
 	}
 	n := len(packed) / c.ElemSize
 	stored, err := c.Type.AppendStored(nil, packed, n)
