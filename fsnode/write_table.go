@@ -167,13 +167,17 @@ func (t *Tree) commitLocked(path string, mutate func(tb *table.Table, tx *h5core
 	if err != nil {
 		return nil, err
 	}
-	if err := mutate(tb, tx); err != nil {
+	err = mutate(tb, tx)
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil { // a failed commit (ENOSPC, EIO) is rolled back too
 		if rerr := tx.Rollback(); rerr != nil {
 			return nil, fmt.Errorf("%v (and rolling back: %v)", err, rerr)
 		}
 		return nil, err
 	}
-	return tb, tx.Commit()
+	return tb, nil
 }
 
 // tableFresh makes the files of the table at path (the live table lt's
