@@ -10,7 +10,7 @@ import (
 )
 
 // csvLayoutVersion changes whenever the CSV renderer's bytes change.
-const csvLayoutVersion = "csv-v2"
+const csvLayoutVersion = "csv-v3"
 
 // csvBlockRows bounds the rows of one CSV block: the unit of the offset
 // table and of rendering. Blocks are whole units (chunk-aligned row
@@ -148,20 +148,17 @@ func (v *CSVView) finalize(store bool) error {
 // block and the file size.
 func (v *CSVView) measure() ([]int64, error) {
 	nb := numUnits(v.rows, v.block)
-	nullLen := int64(0) // a missing value is an empty field
-	if len(v.t.Columns) == 1 {
-		nullLen = 2 // ""
-	}
+	oneColumn := len(v.t.Columns) == 1
 	return measureBlocks(int64(len(v.header)), nb, unknownWidth, func(i int, scratch []byte) (n int64, _ []byte, err error) {
 		start, rows := unitRange(i, v.block, v.rows)
-		if n, fill, err := fillBlockLen(v.t, start, rows, nullLen); fill || err != nil {
+		if n, fill, err := fillBlockLen(v.t, start, rows, oneColumn); fill || err != nil {
 			return n, scratch, err // never written: sized from one row
 		}
 		err = v.withBlock(i, func(arrs []arrow.Array) {
 			n = int64(arrs[0].Len() * len(arrs)) // the commas and line ends
 			for _, a := range arrs {
 				var k int64
-				k, scratch = fieldsLen(a, nullLen, scratch)
+				k, scratch = fieldsLen(a, oneColumn, scratch)
 				n += k
 			}
 		})

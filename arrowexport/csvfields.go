@@ -94,16 +94,42 @@ func floatLen(v float64, bits int) int {
 	return len(appendFloat(buf[:0], v, bits))
 }
 
-// appendLines appends the lines of a one-column CSV of a's values, with
-// "" for a missing value, which a blank line would not be: CSV readers
-// skip blank lines. Floats take a loop of their own.
+// missingField is how a CSV view writes a missing value of type t: an
+// empty field, as <table>.csv does, so that it differs from an empty
+// string (""). In a one-column CSV (<col>.csv) that field is a line of its
+// own, which pandas, R and Go's encoding/csv skip as blank: there a type
+// with no empty value (numbers, booleans, bytes, JSON cells) writes ""
+// instead, which those readers take as missing; strings keep the empty
+// line, the only form that keeps them apart from the empty string.
+func missingField(t arrow.DataType, oneColumn bool) string {
+	if oneColumn && !hasEmptyValue(t) {
+		return `""`
+	}
+	return ""
+}
+
+// hasEmptyValue reports whether a value of type t can be the empty text:
+// strings, and dictionaries of strings (a categorical's labels).
+func hasEmptyValue(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.StringType, *arrow.LargeStringType:
+		return true
+	case *arrow.DictionaryType:
+		return hasEmptyValue(t.ValueType)
+	}
+	return false
+}
+
+// appendLines appends the lines of a one-column CSV of a's values, a
+// missing value as missingField says. Floats take a loop of their own.
 func appendLines(dst []byte, a arrow.Array) []byte {
 	nulls := a.NullN() > 0
+	missing := missingField(a.DataType(), true)
 	switch a := a.(type) {
 	case *array.Float64:
 		for r, x := range a.Float64Values() {
 			if nulls && a.IsNull(r) {
-				dst = append(dst, `""`...)
+				dst = append(dst, missing...)
 			} else {
 				dst = appendFloat(dst, x, 64)
 			}
@@ -113,7 +139,7 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	case *array.Float32:
 		for r, x := range a.Float32Values() {
 			if nulls && a.IsNull(r) {
-				dst = append(dst, `""`...)
+				dst = append(dst, missing...)
 			} else {
 				dst = appendFloat(dst, float64(x), 32)
 			}
@@ -124,7 +150,7 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	field := csvAppender(a)
 	for r := range a.Len() {
 		if nulls && a.IsNull(r) {
-			dst = append(dst, `""`...)
+			dst = append(dst, missing...)
 		} else {
 			dst = field(dst, r)
 		}
@@ -133,13 +159,14 @@ func appendLines(dst []byte, a arrow.Array) []byte {
 	return dst
 }
 
-// fieldsLen returns the total length of the CSV fields of a's values,
-// counting nullLen bytes for a missing value. Floats are measured without
+// fieldsLen returns the total length of the CSV fields of a's values, in
+// a CSV of one column or more (missingField). Floats are measured without
 // rendering them; other values are rendered one by one into scratch,
 // which it returns, grown as needed, for the next call.
-func fieldsLen(a arrow.Array, nullLen int64, scratch []byte) (int64, []byte) {
+func fieldsLen(a arrow.Array, oneColumn bool, scratch []byte) (int64, []byte) {
 	var n int64
 	nulls := a.NullN() > 0
+	nullLen := int64(len(missingField(a.DataType(), oneColumn)))
 	switch a := a.(type) {
 	case *array.Float64:
 		for r, x := range a.Float64Values() {

@@ -15,10 +15,10 @@ import (
 // CSVParser reads rows in the form a table's CSV view serves them back
 // into Arrow arrays: the inverse of CSVView. Any line the view serves
 // parses to the values it shows: a missing value (an empty field, or ""
-// in a one-column file) becomes a null, integers and floats (nan, inf)
-// parse at the column's width, booleans as true/false, strings with RFC
-// 4180 quoting, fixed-size binary (opaque) cells from base64, compound and
-// array cells from their JSON, timestamps from ISO 8601. Categorical and
+// where missingField writes it so) becomes a null, integers and floats
+// (nan, inf) parse at the column's width, booleans as true/false, strings
+// with RFC 4180 quoting, fixed-size binary (opaque) cells from base64,
+// compound and array cells from their JSON, timestamps from ISO 8601. Categorical and
 // enum columns (dictionary fields) yield their labels, as an array of the
 // dictionary's value type: mapping labels to codes is the table's
 // business.
@@ -31,18 +31,20 @@ import (
 // stream, is skipped. A line that does not parse is an error naming its
 // line and column; the parser keeps failing after that.
 type CSVParser struct {
-	names   []string
-	parse   []cellParser
-	types   []arrow.DataType
-	header  []byte
-	oneCol  bool
-	lanes   []*csvLane // lane 0 parses alone; up to GOMAXPROCS share a large Write
-	minLane int        // the fewest bytes worth a lane of their own
-	batches []CSVBatch // rows parsed, not yet taken by NewBatches
-	rows    int        // rows in batches
-	pending []byte     // bytes of an incomplete line
-	line    int64      // lines seen
-	err     error
+	names  []string
+	parse  []cellParser
+	types  []arrow.DataType
+	header []byte
+	// quotedMissing[j] says "" is a missing value of column j, not an
+	// empty value (missingField)
+	quotedMissing []bool
+	lanes         []*csvLane // lane 0 parses alone; up to GOMAXPROCS share a large Write
+	minLane       int        // the fewest bytes worth a lane of their own
+	batches       []CSVBatch // rows parsed, not yet taken by NewBatches
+	rows          int        // rows in batches
+	pending       []byte     // bytes of an incomplete line
+	line          int64      // lines seen
+	err           error
 }
 
 // CSVBatch is rows parsed together: one array per column (labels for
@@ -82,7 +84,7 @@ func NewCSVParser(t *Table) (*CSVParser, error) {
 	if _, _, err := checkTable(t); err != nil {
 		return nil, err
 	}
-	p := &CSVParser{header: csvHeader(t), oneCol: len(t.Columns) == 1, minLane: minLaneBytes}
+	p := &CSVParser{header: csvHeader(t), minLane: minLaneBytes}
 	for _, c := range t.Columns {
 		f := c.Field()
 		vt := valueType(f.Type)
@@ -93,6 +95,7 @@ func NewCSVParser(t *Table) (*CSVParser, error) {
 		p.names = append(p.names, f.Name)
 		p.parse = append(p.parse, parse)
 		p.types = append(p.types, vt)
+		p.quotedMissing = append(p.quotedMissing, missingField(f.Type, len(t.Columns) == 1) == `""`)
 	}
 	p.lanes = make([]*csvLane, max(runtime.GOMAXPROCS(0), 1))
 	return p, nil
@@ -391,7 +394,7 @@ func (l *csvLane) parseLine(line []byte, quoted, header bool) *CSVError {
 		return l.fieldCount(len(l.fields))
 	}
 	for j, f := range l.fields {
-		if err := l.cell(j, f, len(f) == 0 && (!l.quoted[j] || p.oneCol)); err != nil {
+		if err := l.cell(j, f, len(f) == 0 && (!l.quoted[j] || p.quotedMissing[j])); err != nil {
 			return err
 		}
 	}

@@ -143,20 +143,26 @@ func TestCSVParseRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", tc.path, err)
 		}
 		tbl := FromTable(tt)
-		for _, piece := range []int{1 << 20, 7} {
-			got := parseView(t, tbl, piece)
-			for j, c := range tbl.Columns {
-				want, err := c.Read(0, c.Len())
-				if err != nil {
-					t.Fatal(err)
+		views := []*Table{tbl} // the table's and each column's (<col>.csv)
+		for _, c := range tbl.Columns {
+			views = append(views, &Table{Columns: []ColumnSource{c}})
+		}
+		for _, view := range views {
+			for _, piece := range []int{1 << 20, 7} {
+				got := parseView(t, view, piece)
+				for j, c := range view.Columns {
+					want, err := c.Read(0, c.Len())
+					if err != nil {
+						t.Fatal(err)
+					}
+					wl := labelsOf(t, want)
+					if !array.Equal(wl, got[j]) && !sameText(wl, got[j]) {
+						t.Errorf("%s:%s column %q of %d (piece %d):\n got %v\nwant %v", tc.file, tc.path, c.Field().Name, len(view.Columns), piece, got[j], wl)
+					}
+					wl.Release()
+					want.Release()
+					got[j].Release()
 				}
-				wl := labelsOf(t, want)
-				if !array.Equal(wl, got[j]) && !sameText(wl, got[j]) {
-					t.Errorf("%s:%s column %q (piece %d):\n got %v\nwant %v", tc.file, tc.path, c.Field().Name, piece, got[j], wl)
-				}
-				wl.Release()
-				want.Release()
-				got[j].Release()
 			}
 		}
 		f.Close()

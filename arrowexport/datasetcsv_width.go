@@ -119,9 +119,9 @@ type fillMemo struct {
 
 // fillBlockLen returns the CSV length of rows [start, start+n) of t when
 // every column says they are all fill: n times the length of the first
-// row (nullLen for a missing value), with no other row read; ok is false
-// when some column cannot say so.
-func fillBlockLen(t *Table, start, n, nullLen int64) (length int64, ok bool, err error) {
+// row, with no other row read; ok is false when some column cannot say
+// so.
+func fillBlockLen(t *Table, start, n int64, oneColumn bool) (length int64, ok bool, err error) {
 	if n == 0 {
 		return 0, false, nil
 	}
@@ -141,7 +141,7 @@ func fillBlockLen(t *Table, start, n, nullLen int64) (length int64, ok bool, err
 	defer releaseAll(arrs)
 	row := int64(len(arrs)) // the commas and the line end
 	for _, a := range arrs {
-		k, _ := fieldsLen(a, nullLen, nil)
+		k, _ := fieldsLen(a, oneColumn, nil)
 		row += k
 	}
 	return n * row, true, nil

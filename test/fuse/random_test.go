@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -468,9 +467,7 @@ func checkTableCSV(t *testing.T, where string, b []byte, tb randTable, order []r
 }
 
 func parseCSV(b []byte) ([][]string, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
+	rows, err := fusetest.ReadCSV(b)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package fuse_test
 
 import (
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -89,15 +88,12 @@ func checkSHA(t *testing.T, p, want string) {
 // readCSV parses a CSV file of the mount; nil (and a test error) if it
 // cannot be read.
 func readCSV(t *testing.T, p string) [][]string {
-	f, err := os.Open(p)
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Errorf("%v", err)
 		return nil
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
+	rows, err := fusetest.ReadCSV(b)
 	if err != nil || len(rows) == 0 {
 		t.Errorf("%s: %v (%d rows)", p, err, len(rows))
 		return nil
