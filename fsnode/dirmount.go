@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/h5fs/h5fs/arrowexport"
 	"github.com/h5fs/h5fs/h5core"
 )
 
@@ -55,6 +58,7 @@ type DirTree struct {
 
 // folder is a directory of the mounted directory that holds HDF5 files.
 type folder struct {
+	path    string // below the mounted directory, "/"-separated; "" for it
 	names   []string
 	folders map[string]*folder
 	files   map[string]*member
@@ -150,10 +154,14 @@ func (d *DirTree) Opened() int64 { return d.opened.Load() }
 func (d *DirTree) add(rel string, m *member) {
 	f := d.top
 	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if slices.Contains(parts, metaName) {
+		d.opt.Tree.Log.Printf("h5fs: %s: not shown: %s is the name of the folder's description", m.name, metaName)
+		return
+	}
 	for _, p := range parts[:len(parts)-1] {
 		sub, ok := f.folders[p]
 		if !ok {
-			sub = &folder{folders: map[string]*folder{}, files: map[string]*member{}}
+			sub = &folder{path: path.Join(f.path, p), folders: map[string]*folder{}, files: map[string]*member{}}
 			f.folders[p] = sub
 			f.names = append(f.names, p)
 		}
@@ -447,10 +455,40 @@ func dirAttr(out *fuse.Attr, mtime time.Time) {
 	out.SetTimes(nil, &mtime, &mtime)
 }
 
+// folderMeta is the content of a folder's .meta.json: its path below the
+// mounted directory and what it holds, files and folders, as a group's
+// links (no file is opened).
+type folderMeta struct {
+	Path  string     `json:"path"`
+	Kind  string     `json:"kind"` // "folder"
+	Links []linkMeta `json:"links"`
+}
+
+// meta returns the folder's .meta.json.
+func (f *folder) meta() ([]byte, error) {
+	m := folderMeta{Path: f.path, Kind: "folder", Links: []linkMeta{}}
+	for _, name := range f.names {
+		kind := "file"
+		if _, ok := f.folders[name]; ok {
+			kind = "folder"
+		}
+		m.Links = append(m.Links, linkMeta{Name: name, Shown: name, Type: kind})
+	}
+	return arrowexport.MarshalDescription(m)
+}
+
 // Lookup implements fs.NodeLookuper.
 func (n *folderNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	var ops gofs.InodeEmbedder
-	if sub, ok := n.f.folders[name]; ok {
+	if name == metaName {
+		b, err := n.f.meta()
+		if err != nil {
+			return nil, syscall.EIO
+		}
+		out.Attr.Mode, out.Attr.Size = syscall.S_IFREG|0o444, uint64(len(b))
+		out.Attr.SetTimes(nil, &n.d.mtime, &n.d.mtime)
+		ops = &gofs.MemRegularFile{Data: b, Attr: out.Attr}
+	} else if sub, ok := n.f.folders[name]; ok {
 		dirAttr(&out.Attr, n.d.mtime)
 		ops = &folderNode{d: n.d, f: sub}
 	} else if m, ok := n.f.files[name]; ok {
@@ -464,14 +502,14 @@ func (n *folderNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if ch := n.GetChild(name); ch != nil {
 		return ch, 0
 	}
-	return n.NewInode(ctx, ops, gofs.StableAttr{Mode: syscall.S_IFDIR}), 0
+	return n.NewInode(ctx, ops, gofs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
 }
 
 // OpendirHandle implements fs.NodeOpendirHandler.
 func (n *folderNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
-	list := make([]fuse.DirEntry, len(n.f.names))
-	for i, name := range n.f.names {
-		list[i] = fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR}
+	list := []fuse.DirEntry{{Name: metaName, Mode: syscall.S_IFREG}}
+	for _, name := range n.f.names {
+		list = append(list, fuse.DirEntry{Name: name, Mode: syscall.S_IFDIR})
 	}
 	return gofs.NewListDirStream(list), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }

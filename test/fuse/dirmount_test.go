@@ -2,6 +2,7 @@ package fuse_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -45,16 +46,46 @@ func TestDirMount(t *testing.T) {
 		if _, err := e.Info(); err != nil {
 			t.Errorf("stat %s: %v", e.Name(), err)
 		}
+		if e.Name() == ".meta.json" {
+			continue
+		}
 		if !e.IsDir() {
 			t.Errorf("%s is not a directory", e.Name())
 		}
 		names = append(names, e.Name())
 	}
-	if len(es) != copies+6 || !slices.Contains(names, "sub") || slices.Contains(names, "notes.txt") || !slices.Contains(names, "ub.h5") {
+	if len(names) != copies+6 || !slices.Contains(names, "sub") || slices.Contains(names, "notes.txt") || !slices.Contains(names, "ub.h5") {
 		t.Errorf("mount lists %d names (%v…); want %d: the HDF5 files and sub/, no notes.txt", len(es), names[:5], copies+6)
 	}
+	// each folder's .meta.json lists what it holds
+	for _, f := range []struct {
+		dir, path string
+		names     []string
+	}{{mp, "", names}, {filepath.Join(mp, "sub"), "sub", []string{"deep.hdf5"}}} {
+		b, err := os.ReadFile(filepath.Join(f.dir, ".meta.json"))
+		var m struct {
+			Path, Kind string
+			Links      []struct {
+				Name     string
+				LinkType string `json:"link_type"`
+			}
+		}
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		var listed []string
+		for _, l := range m.Links {
+			listed = append(listed, l.Name)
+			if want := map[bool]string{true: "folder", false: "file"}[l.Name == "sub"]; l.LinkType != want {
+				t.Errorf("%s/.meta.json: %s is a %q, want %q", f.dir, l.Name, l.LinkType, want)
+			}
+		}
+		if err != nil || m.Path != f.path || m.Kind != "folder" || !slices.Equal(listed, f.names) {
+			t.Errorf("%s/.meta.json: %v: path %q, kind %q, %d links; want %q, folder, %d", f.dir, err, m.Path, m.Kind, len(listed), f.path, len(f.names))
+		}
+	}
 	if n := d.Opened(); n != 0 {
-		t.Errorf("listing the mount opened %d files; want none", n)
+		t.Errorf("listing the mount and reading its .meta.json opened %d files; want none", n)
 	}
 
 	if _, err := os.ReadDir(filepath.Join(mp, "bad.h5")); !errors.Is(err, syscall.EIO) {
