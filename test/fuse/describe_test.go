@@ -51,21 +51,7 @@ func TestDescriptions(t *testing.T) {
 			mp := fusetest.Mount(t, c.name, nil)
 			n := compareDescriptions(t, mp, ls, verbose)
 			checkMetaEverywhere(t, mp)
-			out, err := exec.Command(python, "testdata/check_describe.py", c.name, lsName).CombinedOutput()
-			if err != nil {
-				t.Fatalf("check_describe.py: %v\n%s", err, out)
-			}
-			var r struct {
-				Checked int
-				Kinds   []string
-				Errors  []string
-			}
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("check_describe.py: %v\n%s", err, out)
-			}
-			for _, e := range r.Errors {
-				t.Errorf("h5py: %s", e)
-			}
+			r := runPyCheck(t, "check_describe.py", "testdata/check_describe.py", c.name, lsName)
 			for _, k := range c.kinds {
 				if !strings.Contains(" "+strings.Join(r.Kinds, " , ")+" ", " "+k+" ") {
 					t.Errorf("h5py compared no %s value (it met %v)", k, r.Kinds)

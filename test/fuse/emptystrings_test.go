@@ -1,7 +1,6 @@
 package fuse_test
 
 import (
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -78,21 +77,7 @@ func TestEmptyAndMissing(t *testing.T) {
 		t.Fatalf("empty_strings.py: %v\n%s", err, out)
 	}
 	mp := fusetest.Mount(t, name, nil)
-	out, err := exec.Command(python, "-c", pyEmptyAndMissing, mp, name).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	var r struct {
-		Checked int
-		Errors  []string
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	for _, e := range r.Errors {
-		t.Error(e)
-	}
-	if r.Checked < 40 {
+	if r := runPyCheck(t, "pyEmptyAndMissing", "-c", pyEmptyAndMissing, mp, name); r.Checked < 40 {
 		t.Errorf("%d checks; want every row of every view", r.Checked)
 	}
 }

@@ -17,6 +17,33 @@ import (
 // python is Debian's interpreter, the one with numpy and pandas.
 const python = "/usr/bin/python3"
 
+// pyReport is what a checking script prints: how many comparisons it
+// made, the kinds of values it met, and the mismatches it found.
+type pyReport struct {
+	Checked int
+	Kinds   []string
+	Errors  []string
+}
+
+// runPyCheck runs python with args, the checking script what and its
+// arguments, fails the test for each mismatch it reports, and returns
+// the report.
+func runPyCheck(t *testing.T, what string, args ...string) pyReport {
+	t.Helper()
+	out, err := exec.Command(python, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, out)
+	}
+	var r pyReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, out)
+	}
+	for _, e := range r.Errors {
+		t.Error(e)
+	}
+	return r
+}
+
 // pyChecks reads the files named on stdin with pandas and numpy and
 // prints what it found.
 const pyChecks = `
